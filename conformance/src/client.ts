@@ -1,0 +1,125 @@
+import type { Exchange } from './exchange.ts';
+import type { SpecValidator } from './spec-validator.ts';
+import type { Target } from './targets.ts';
+
+export interface RequestOptions {
+  method?: string;
+  /** Relative to `{base_url}`, e.g. `/emails`; or an absolute URL with `absolute: true`. */
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
+  /** Sent as `application/json` unless `headers` sets another Content-Type. */
+  json?: unknown;
+  body?: string | Uint8Array | FormData;
+  /** The key to send; defaults to the target's key; `null` sends no Authorization header. */
+  apiKey?: string | null;
+  /** Treat `path` as an absolute URL outside the API (no spec validation, no key). */
+  absolute?: boolean;
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  bytes: Uint8Array;
+  text: string;
+  /** The parsed JSON body; throws with the exchange when the body is not JSON. */
+  json<T = unknown>(): T;
+  exchange: Exchange;
+}
+
+/** A response broke spec/openapi.yaml; the message names the operation, status and problem. */
+export class ContractViolation extends Error {
+  override name = 'ContractViolation';
+  constructor(readonly exchange: Exchange) {
+    super(
+      `the response does not match spec/openapi.yaml:\n  - ${exchange.violations.join('\n  - ')}`,
+    );
+  }
+}
+
+/**
+ * Sends requests to a target, records each exchange in `log` (for failure reports), and
+ * validates every API response against the contract, failing on the first violation.
+ */
+export class ApiClient {
+  constructor(
+    private readonly target: Target,
+    private readonly validator: SpecValidator,
+    readonly log: Exchange[] = [],
+  ) {}
+
+  get baseUrl(): string {
+    return this.target.baseUrl;
+  }
+
+  async request(options: RequestOptions): Promise<ApiResponse> {
+    const method = (options.method ?? 'GET').toUpperCase();
+    const url = new URL(options.absolute ? options.path : `${this.target.baseUrl}${options.path}`);
+    for (const [name, value] of Object.entries(options.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = { ...options.headers };
+    const key = options.apiKey === undefined ? this.target.apiKey : options.apiKey;
+    if (key != null && !options.absolute && !hasHeader(headers, 'authorization')) {
+      headers.Authorization = `Bearer ${key}`;
+    }
+    let body = options.body;
+    if (options.json !== undefined) {
+      body = JSON.stringify(options.json);
+      if (!hasHeader(headers, 'content-type')) headers['Content-Type'] = 'application/json';
+    }
+    const exchange: Exchange = {
+      request: { method, url: url.toString(), headers, ...describeBody(body) },
+      violations: [],
+    };
+    this.log.push(exchange);
+
+    const response = await this.target.fetch(
+      new Request(url, { method, headers, body: body ?? null }),
+    );
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const text = new TextDecoder().decode(bytes);
+    exchange.response = {
+      status: response.status,
+      headers: Object.fromEntries(response.headers),
+      bodyText: text,
+    };
+    if (!options.absolute) {
+      exchange.violations = this.validator.validate({
+        method,
+        path: url.pathname.slice(new URL(this.target.baseUrl).pathname.length),
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        body: bytes,
+      });
+      if (exchange.violations.length > 0) throw new ContractViolation(exchange);
+    }
+    return {
+      status: response.status,
+      headers: response.headers,
+      bytes,
+      text,
+      exchange,
+      json<T>(): T {
+        try {
+          return JSON.parse(text) as T;
+        } catch {
+          throw new Error(
+            `expected a JSON body from ${method} ${url.pathname}, got: ${text.slice(0, 200)}`,
+          );
+        }
+      },
+    };
+  }
+}
+
+function hasHeader(headers: Record<string, string>, name: string): boolean {
+  return Object.keys(headers).some((h) => h.toLowerCase() === name);
+}
+
+function describeBody(body: RequestOptions['body']): { body?: string } {
+  if (body === undefined) return {};
+  if (typeof body === 'string') return { body };
+  if (body instanceof Uint8Array) return { body: `<${body.length} bytes>` };
+  return { body: '<multipart form data>' };
+}

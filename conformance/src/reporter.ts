@@ -1,0 +1,42 @@
+import type { Reporter, TestModule } from 'vitest/node';
+import type { TestOutcome } from './summary.ts';
+
+/**
+ * A vitest reporter that collects each test's rules, state and failure messages, and every
+ * check file that failed to load, for the per-rule summary.
+ */
+export class RuleCollector implements Reporter {
+  readonly outcomes: TestOutcome[] = [];
+  readonly problems: string[] = [];
+
+  constructor(private readonly root: string) {}
+
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<unknown>,
+  ): void {
+    for (const module of testModules) {
+      const file = module.moduleId.startsWith(this.root)
+        ? module.moduleId.slice(this.root.length + 1)
+        : module.moduleId;
+      for (const error of module.errors())
+        this.problems.push(`${file} did not load: ${error.message}`);
+      for (const test of module.children.allTests()) {
+        const result = test.result();
+        const meta = test.meta();
+        const state =
+          result.state === 'failed' ? 'failed' : result.state === 'passed' ? 'passed' : 'skipped';
+        this.outcomes.push({
+          name: test.name,
+          file,
+          rules: meta.rules ?? [],
+          state,
+          ...(result.state === 'skipped' && result.note ? { skipReason: result.note } : {}),
+          errors: (result.errors ?? []).map((e) => e.message ?? String(e)),
+        });
+      }
+    }
+    for (const error of unhandledErrors)
+      this.problems.push(`unhandled error: ${String((error as Error)?.message ?? error)}`);
+  }
+}

@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+
+/** Where the contract lives in the repository (spec/openapi.yaml). */
+export const SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
+
+/** The parsed OpenAPI document, as a plain JSON value. */
+export type OpenApiDocument = Record<string, unknown> & { servers?: unknown; paths?: unknown };
+
+/** Reads and parses spec/openapi.yaml; the one place the emulator loads its contract. */
+export function loadSpec(path: string = SPEC_PATH): OpenApiDocument {
+  return parse(readFileSync(path, 'utf8')) as OpenApiDocument;
+}
+
+/**
+ * The spec as this instance serves it at /openapi/openapi.json (§1): identical to the
+ * contract except that `servers` names this instance's own `{base_url}`.
+ */
+export function specForInstance(spec: OpenApiDocument, baseUrl: string): OpenApiDocument {
+  return {
+    ...spec,
+    servers: [{ url: baseUrl, description: 'This mailtwin emulator instance.' }],
+  };
+}

@@ -1,0 +1,30 @@
+import { defineConfig } from 'vitest/config';
+
+// Three projects: fast unit tests, the browser check of the docs page, and the conformance
+// checks (run through `mailtwin-conformance`, which adds its own reporter and target settings).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: [
+            'tests/unit/**/*.test.ts',
+            'emulator/**/*.test.ts',
+            'conformance/src/**/*.test.ts',
+          ],
+          environment: 'node',
+        },
+      },
+      {
+        test: {
+          name: 'browser',
+          include: ['tests/browser/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
+  },
+});
