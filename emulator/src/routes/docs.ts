@@ -13,6 +13,9 @@ const ASSETS: Record<string, string> = {
 
 const assetCache = new Map<string, string>();
 
+/** The Host header is the client's to choose; bound the per-origin cache. */
+const MAX_CACHED_ORIGINS = 16;
+
 function readAsset(name: string): string {
   let body = assetCache.get(name);
   if (body === undefined) {
@@ -59,9 +62,17 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
 export function docsRoutes(spec: OpenApiDocument): Hono {
   const app = new Hono();
 
+  // Serialized once per origin (a few at most: the Host header varies only by how it is reached).
+  const servedByOrigin = new Map<string, string>();
   app.get('/openapi.json', (c) => {
     const origin = new URL(c.req.url).origin;
-    return c.json(specForInstance(spec, `${origin}/openapi/v1`));
+    let body = servedByOrigin.get(origin);
+    if (body === undefined) {
+      body = JSON.stringify(specForInstance(spec, `${origin}/openapi/v1`));
+      if (servedByOrigin.size >= MAX_CACHED_ORIGINS) servedByOrigin.clear();
+      servedByOrigin.set(origin, body);
+    }
+    return c.body(body, 200, { 'content-type': 'application/json' });
   });
 
   app.get('/docs', (c) => c.html(DOCS_PAGE));

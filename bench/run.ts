@@ -1,0 +1,14 @@
+/**
+ * `npm run bench`: every speed and size figure of mailtwin, printed and never asserted (timed
+ * tests flake on a busy machine). Figures depend on the machine; compare runs on the same one.
+ */
+import { cpus } from 'node:os';
+import { benchContract } from './contract.bench.ts';
+
+const print = (line: string) => process.stdout.write(`  ${line}\n`);
+
+process.stdout.write(
+  `mailtwin bench: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})\n\n`,
+);
+process.stdout.write('Contract and docs\n');
+await benchContract(print);
