@@ -1227,6 +1227,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "file": "%PDF-1.7 (the file bytes)"
+                 *     }
+                 */
                 "multipart/form-data": components["schemas"]["UploadRequest"];
             };
         };
@@ -1312,6 +1317,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /** @example %PDF-1.7 (the file bytes) */
                     "*/*": string;
                 };
             };
