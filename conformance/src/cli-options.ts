@@ -81,6 +81,9 @@ export function parseConformanceArgs(
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ConfigurationError('--base-url must be an http or https URL');
   }
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
+    throw new ConfigurationError('--base-url must have no query, fragment or credentials');
+  }
   if (!/\/openapi\/v1\/?$/.test(url.pathname)) {
     throw new ConfigurationError(
       `--base-url must be the full versioned endpoint ending in /openapi/v1 (§5 rule 5), got ${baseUrl}`,
@@ -94,7 +97,7 @@ export function parseConformanceArgs(
     ...common,
     target: {
       kind: 'live',
-      baseUrl: baseUrl.replace(/\/+$/, ''),
+      baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
       apiKey,
       mailboxes: values.mailbox ?? [],
       destructive: values.destructive ?? false,

@@ -12,7 +12,9 @@ export async function openApi31Violations(document: unknown): Promise<string[]> 
     ];
   }
   // The validator keeps state per document; a fresh one per call keeps calls independent.
-  const result = await new Validator().validate(structuredClone(document) as Record<string, unknown>);
+  const result = await new Validator().validate(
+    structuredClone(document) as Record<string, unknown>,
+  );
   if (result.valid) return [];
   const errors = (Array.isArray(result.errors) ? result.errors : []) as {
     instancePath?: string;

@@ -29,7 +29,12 @@ export function loadRules(path: string = RULES_PATH): Rule[] {
       throw new Error(`${where}: bad id ${String(id)}`);
     if (seen.has(id)) throw new Error(`${where}: duplicate id ${id}`);
     seen.add(id);
-    if (typeof section !== 'string' || typeof sentence !== 'string' || sentence.length === 0) {
+    if (
+      typeof section !== 'string' ||
+      section.length === 0 ||
+      typeof sentence !== 'string' ||
+      sentence.length === 0
+    ) {
       throw new Error(`${where} (${id}): section and sentence must be non-empty strings`);
     }
     if (source !== 'documented' && source !== 'decided') {

@@ -1,0 +1,194 @@
+import { describe, expect, it } from 'vitest';
+import { formatConsoleReport, type RunFacts } from './report-console.ts';
+import type { Rule } from './rules.ts';
+import type { RuleResult, RuleStatus, Summary, TestOutcome } from './summary.ts';
+
+const FACTS: RunFacts = { target: 'the emulator', seed: 42, numRuns: 50, durationMs: 1234 };
+
+function rule(id: string, section: string, source: Rule['source'] = 'documented'): Rule {
+  return { id, section, sentence: `Sentence of ${id}.`, source };
+}
+
+function test(state: TestOutcome['state'], extra: Partial<TestOutcome> = {}): TestOutcome {
+  return {
+    name: `a ${state} test`,
+    file: 'conformance/checks/a.check.ts',
+    rules: [],
+    state,
+    errors: [],
+    ...extra,
+  };
+}
+
+function result(r: Rule, status: RuleStatus, tests: TestOutcome[]): RuleResult {
+  return { rule: r, status, tests };
+}
+
+/** A summary built by hand, so the report is judged apart from summarize(). */
+function summary(results: RuleResult[], overrides: Partial<Summary> = {}): Summary {
+  const counts: Record<RuleStatus, number> = { pass: 0, fail: 0, warn: 0, skip: 0, unchecked: 0 };
+  for (const r of results) counts[r.status] += 1;
+  return {
+    results,
+    counts,
+    coverage: { checked: 0, total: 0, documented: [0, 0], decided: [0, 0] },
+    problems: [],
+    exitCode: 0,
+    ...overrides,
+  };
+}
+
+function lines(text: string): string[] {
+  return text.split('\n');
+}
+
+describe('formatConsoleReport', () => {
+  it('opens with the target, seed and number of runs', () => {
+    const report = formatConsoleReport(summary([]), FACTS);
+    expect(lines(report)[0]).toBe(
+      'mailtwin conformance against the emulator (seed 42, 50 runs per property)',
+    );
+  });
+
+  it('prints a PASS line with the rule id, sentence and number of checks', () => {
+    const report = formatConsoleReport(
+      summary([result(rule('1-R1', '1'), 'pass', [test('passed'), test('passed')])]),
+      FACTS,
+    );
+    expect(lines(report)).toContain('  PASS 1-R1     Sentence of 1-R1.  (2 checks)');
+  });
+
+  it('prints a FAIL line and, below, the failure text of each failed test', () => {
+    const failed = test('failed', {
+      file: 'conformance/checks/mailboxes.check.ts',
+      errors: ['expected 200, got 500\n  replay: curl -i -X GET x'],
+    });
+    const report = formatConsoleReport(
+      summary([result(rule('4.1-R1', '4.1'), 'fail', [test('passed'), failed])], { exitCode: 1 }),
+      FACTS,
+    );
+    const out = lines(report);
+    expect(out).toContain('  FAIL 4.1-R1   Sentence of 4.1-R1.  (2 checks)');
+    const at = out.indexOf('FAIL 4.1-R1 in conformance/checks/mailboxes.check.ts');
+    expect(at).toBeGreaterThan(0);
+    expect(out.slice(at + 1, at + 3)).toEqual([
+      '    expected 200, got 500',
+      '      replay: curl -i -X GET x',
+    ]);
+  });
+
+  it('does not list the passed tests of a failed rule among the failures', () => {
+    const report = formatConsoleReport(
+      summary([
+        result(rule('4.1-R1', '4.1'), 'fail', [
+          test('passed', { file: 'conformance/checks/passing.check.ts' }),
+          test('failed', { errors: ['broken'] }),
+        ]),
+      ]),
+      FACTS,
+    );
+    expect(report).not.toContain('passing.check.ts');
+    expect(lines(report)).toContain('    broken');
+  });
+
+  it('prints a SKIP line with the reason the rule was skipped', () => {
+    const report = formatConsoleReport(
+      summary([
+        result(rule('6.2-R1', '6.2'), 'skip', [
+          test('skipped', { skipReason: 'needs a webhook receiver' }),
+          test('skipped', { skipReason: 'needs a webhook receiver' }),
+          test('skipped'),
+        ]),
+      ]),
+      FACTS,
+    );
+    expect(lines(report)).toContain(
+      '  SKIP 6.2-R1   Sentence of 6.2-R1.  [skipped: needs a webhook receiver; skipped]',
+    );
+  });
+
+  it('prints a rule without a check with dashes and no detail', () => {
+    const report = formatConsoleReport(
+      summary([result(rule('9-R1', '9'), 'unchecked', [])]),
+      FACTS,
+    );
+    expect(lines(report)).toContain('  ---- 9-R1     Sentence of 9-R1.');
+  });
+
+  it('groups documented rules under their section and decided rules under one heading', () => {
+    const report = formatConsoleReport(
+      summary([
+        result(rule('1-R1', '1'), 'pass', [test('passed')]),
+        result(rule('1-R2', '1'), 'pass', [test('passed')]),
+        result(rule('2.1-R1', '2.1'), 'pass', [test('passed')]),
+        result(rule('D-2', '4.1', 'decided'), 'warn', [test('failed', { errors: ['drift'] })]),
+      ]),
+      FACTS,
+    );
+    expect(lines(report).slice(2, 9)).toEqual([
+      '§1',
+      '  PASS 1-R1     Sentence of 1-R1.  (1 check)',
+      '  PASS 1-R2     Sentence of 1-R2.  (1 check)',
+      '§2.1',
+      '  PASS 2.1-R1   Sentence of 2.1-R1.  (1 check)',
+      'Decided (spec/DECISIONS.md)',
+      '  WARN D-2      Sentence of D-2.  (1 check)',
+    ]);
+    expect(lines(report)).toContain('WARN D-2 in conformance/checks/a.check.ts');
+  });
+
+  it('shortens a long sentence to 88 characters with an ellipsis', () => {
+    const long: Rule = { ...rule('1-R1', '1'), sentence: 'x'.repeat(100) };
+    const report = formatConsoleReport(summary([result(long, 'unchecked', [])]), FACTS);
+    expect(lines(report)).toContain(`  ---- 1-R1     ${'x'.repeat(87)}…`);
+  });
+
+  it('prints the counts and the coverage line', () => {
+    const report = formatConsoleReport(
+      summary(
+        [
+          result(rule('1-R1', '1'), 'pass', [test('passed')]),
+          result(rule('1-R2', '1'), 'skip', [test('skipped')]),
+          result(rule('1-R3', '1'), 'unchecked', []),
+        ],
+        { coverage: { checked: 7, total: 10, documented: [5, 6], decided: [2, 4] } },
+      ),
+      FACTS,
+    );
+    const out = lines(report);
+    expect(out).toContain('Rules: 1 passed, 0 failed, 0 warnings, 1 skipped, 1 without a check');
+    expect(out).toContain('Coverage: 7/10 rules have a check (documented 5/6, decided 2/4)');
+    expect(out).toContain('Time: 1.2 s');
+  });
+
+  it('lists the problems with the suite itself', () => {
+    const report = formatConsoleReport(
+      summary([], { problems: ['x.check.ts did not load: boom'], exitCode: 1 }),
+      FACTS,
+    );
+    const out = lines(report);
+    const at = out.indexOf('Problems with the suite itself:');
+    expect(at).toBeGreaterThan(0);
+    expect(out[at + 1]).toBe('  x.check.ts did not load: boom');
+  });
+
+  it("ends with 'Result: NOT conformant' when the exit code is 1", () => {
+    const report = formatConsoleReport(summary([], { exitCode: 1 }), FACTS);
+    expect(report.endsWith('Result: NOT conformant\n')).toBe(true);
+    expect(report).not.toContain('Result: conformant');
+  });
+
+  it('ends with the conformant result when the exit code is 0', () => {
+    const report = formatConsoleReport(summary([], { exitCode: 0 }), FACTS);
+    expect(report.endsWith('Result: conformant for every checked rule\n')).toBe(true);
+    expect(report).not.toContain('NOT conformant');
+  });
+
+  it('prints no failures section when nothing failed', () => {
+    const report = formatConsoleReport(
+      summary([result(rule('1-R1', '1'), 'pass', [test('passed')])]),
+      FACTS,
+    );
+    expect(report).not.toContain('Failures');
+  });
+});

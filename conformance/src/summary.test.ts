@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest';
+import type { Rule } from './rules.ts';
+import { summarize, type SummaryOptions, type TestOutcome } from './summary.ts';
+
+const EMULATOR: SummaryOptions = { live: false, strict: false };
+const LIVE: SummaryOptions = { live: true, strict: false };
+const LIVE_STRICT: SummaryOptions = { live: true, strict: true };
+
+function documented(id: string): Rule {
+  return {
+    id,
+    section: id.split('-')[0] ?? '',
+    sentence: `sentence of ${id}`,
+    source: 'documented',
+  };
+}
+
+function decided(id: string): Rule {
+  return { id, section: '4.2', sentence: `sentence of ${id}`, source: 'decided' };
+}
+
+function outcome(
+  rules: string[],
+  state: TestOutcome['state'],
+  extra: Partial<TestOutcome> = {},
+): TestOutcome {
+  return {
+    name: `checks ${rules.join(', ') || 'nothing'} (${state})`,
+    file: 'conformance/checks/x.check.ts',
+    rules,
+    state,
+    errors: state === 'failed' ? ['boom'] : [],
+    ...extra,
+  };
+}
+
+function statuses(summary: ReturnType<typeof summarize>): Record<string, string> {
+  return Object.fromEntries(summary.results.map((r) => [r.rule.id, r.status]));
+}
+
+describe('summarize', () => {
+  it('gives each rule pass, fail, skip or unchecked from its tests', () => {
+    const rules = [documented('1-R1'), documented('1-R2'), documented('1-R3'), documented('1-R4')];
+    const summary = summarize(
+      rules,
+      [outcome(['1-R1'], 'passed'), outcome(['1-R2'], 'failed'), outcome(['1-R3'], 'skipped')],
+      [],
+      EMULATOR,
+    );
+    expect(statuses(summary)).toEqual({
+      '1-R1': 'pass',
+      '1-R2': 'fail',
+      '1-R3': 'skip',
+      '1-R4': 'unchecked',
+    });
+    expect(summary.counts).toEqual({ pass: 1, fail: 1, warn: 0, skip: 1, unchecked: 1 });
+  });
+
+  it('keeps the rules in the order given and attaches the tests that name each rule', () => {
+    const rules = [documented('2.1-R1'), documented('1-R1')];
+    const first = outcome(['1-R1', '2.1-R1'], 'passed');
+    const second = outcome(['1-R1'], 'passed', { name: 'second' });
+    const summary = summarize(rules, [first, second], [], EMULATOR);
+    expect(summary.results.map((r) => r.rule.id)).toEqual(['2.1-R1', '1-R1']);
+    expect(summary.results[0]?.tests).toEqual([first]);
+    expect(summary.results[1]?.tests).toEqual([first, second]);
+  });
+
+  it('reports a decided rule failure on a live target as a warning, not a failure', () => {
+    const summary = summarize([decided('D-2')], [outcome(['D-2'], 'failed')], [], LIVE);
+    expect(statuses(summary)).toEqual({ 'D-2': 'warn' });
+    expect(summary.counts).toEqual({ pass: 0, fail: 0, warn: 1, skip: 0, unchecked: 0 });
+    expect(summary.exitCode).toBe(0);
+  });
+
+  it('reports a decided rule failure on a live target as a failure when strict', () => {
+    const summary = summarize([decided('D-2')], [outcome(['D-2'], 'failed')], [], LIVE_STRICT);
+    expect(statuses(summary)).toEqual({ 'D-2': 'fail' });
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('reports a decided rule failure on the emulator as a failure', () => {
+    const summary = summarize([decided('D-2')], [outcome(['D-2'], 'failed')], [], EMULATOR);
+    expect(statuses(summary)).toEqual({ 'D-2': 'fail' });
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('fails the run on a documented rule failure even on a live target', () => {
+    const summary = summarize([documented('4-R1')], [outcome(['4-R1'], 'failed')], [], LIVE);
+    expect(statuses(summary)).toEqual({ '4-R1': 'fail' });
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('exits 0 when every checked rule passes or is skipped', () => {
+    const summary = summarize(
+      [documented('1-R1'), documented('1-R2'), documented('1-R3')],
+      [outcome(['1-R1'], 'passed'), outcome(['1-R2'], 'skipped')],
+      [],
+      EMULATOR,
+    );
+    expect(summary.exitCode).toBe(0);
+    expect(summary.problems).toEqual([]);
+  });
+
+  it('counts a rule with one passed and one skipped test as pass', () => {
+    const summary = summarize(
+      [documented('1-R1')],
+      [outcome(['1-R1'], 'passed'), outcome(['1-R1'], 'skipped')],
+      [],
+      EMULATOR,
+    );
+    expect(statuses(summary)).toEqual({ '1-R1': 'pass' });
+  });
+
+  it('counts a rule whose tests were all skipped as skip', () => {
+    const summary = summarize(
+      [documented('1-R1')],
+      [outcome(['1-R1'], 'skipped'), outcome(['1-R1'], 'skipped')],
+      [],
+      EMULATOR,
+    );
+    expect(statuses(summary)).toEqual({ '1-R1': 'skip' });
+    expect(summary.counts.skip).toBe(1);
+  });
+
+  it('counts a rule as failed when any one of its tests failed', () => {
+    const summary = summarize(
+      [documented('1-R1')],
+      [outcome(['1-R1'], 'passed'), outcome(['1-R1'], 'failed'), outcome(['1-R1'], 'skipped')],
+      [],
+      EMULATOR,
+    );
+    expect(statuses(summary)).toEqual({ '1-R1': 'fail' });
+  });
+
+  it('splits coverage into documented and decided rules that have at least one test', () => {
+    const rules = [
+      documented('1-R1'),
+      documented('1-R2'),
+      documented('1-R3'),
+      decided('D-2'),
+      decided('D-5'),
+    ];
+    const summary = summarize(
+      rules,
+      [
+        outcome(['1-R1'], 'passed'),
+        outcome(['1-R2'], 'skipped'),
+        outcome(['D-5'], 'failed'),
+        outcome(['D-5'], 'passed'),
+      ],
+      [],
+      EMULATOR,
+    );
+    expect(summary.coverage).toEqual({
+      checked: 3,
+      total: 5,
+      documented: [2, 3],
+      decided: [1, 2],
+    });
+  });
+
+  it('turns a test naming an unknown rule into a problem that fails the run', () => {
+    const summary = summarize(
+      [documented('1-R1')],
+      [outcome(['1-R1', '9-R99'], 'passed', { name: 'a check' })],
+      [],
+      EMULATOR,
+    );
+    expect(summary.problems).toEqual([
+      'conformance/checks/x.check.ts: test "a check" names unknown rule 9-R99',
+    ]);
+    expect(statuses(summary)).toEqual({ '1-R1': 'pass' });
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('turns a test naming no rule into a problem that fails the run', () => {
+    const summary = summarize(
+      [documented('1-R1')],
+      [outcome(['1-R1'], 'passed'), outcome([], 'passed', { name: 'orphan' })],
+      [],
+      EMULATOR,
+    );
+    expect(summary.problems).toEqual([
+      'conformance/checks/x.check.ts: test "orphan" names no rule',
+    ]);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('keeps problems passed in, before the ones it finds, and fails the run on them', () => {
+    const summary = summarize(
+      [documented('1-R1')],
+      [outcome(['1-R1'], 'passed'), outcome([], 'passed', { name: 'orphan' })],
+      ['conformance/checks/y.check.ts did not load: SyntaxError'],
+      EMULATOR,
+    );
+    expect(summary.problems).toEqual([
+      'conformance/checks/y.check.ts did not load: SyntaxError',
+      'conformance/checks/x.check.ts: test "orphan" names no rule',
+    ]);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('does not change the problems array passed in', () => {
+    const problems = ['given'];
+    summarize([documented('1-R1')], [outcome([], 'passed')], problems, EMULATOR);
+    expect(problems).toEqual(['given']);
+  });
+
+  it('reports zero coverage and exit 0 when no tests ran', () => {
+    const summary = summarize([documented('1-R1'), decided('D-2')], [], [], LIVE);
+    expect(summary.counts).toEqual({ pass: 0, fail: 0, warn: 0, skip: 0, unchecked: 2 });
+    expect(summary.coverage).toEqual({ checked: 0, total: 2, documented: [0, 1], decided: [0, 1] });
+    expect(summary.exitCode).toBe(0);
+  });
+});
