@@ -1,11 +1,31 @@
+import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ControllableClock } from './clock.ts';
 import { ApiError, toApiError } from './errors.ts';
+import { requireApiKey, type ApiEnv } from './http/auth.ts';
+import { RequestValidator } from './http/request-validator.ts';
+import { cryptoIds, type Ids } from './ids.ts';
 import { docsRoutes } from './routes/docs.ts';
+import { emailRoutes } from './routes/emails.ts';
+import { mailboxRoutes } from './routes/mailboxes.ts';
+import { DirectoryService } from './services/directory-service.ts';
+import { InboundService } from './services/inbound-service.ts';
 import { loadSpec, type OpenApiDocument } from './spec.ts';
+import { openStore, type Store } from './store/store.ts';
+
+/** D-27: the hosting platform's request limit the emulator models by default (25 MiB). */
+export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;
 
 /** What the app is built from; everything with state or side effects is injected here. */
 export interface AppDeps {
   spec: OpenApiDocument;
+  store: Store;
+  clock: ControllableClock;
+  ids: Ids;
+  /** The bearer token of the control plane (/_mailtwin/v1). */
+  controlToken: string;
+  maxRequestBytes: number;
   /** Where unexpected errors are reported; never into a response body. */
   logError: (error: unknown) => void;
 }
@@ -13,8 +33,29 @@ export interface AppDeps {
 export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
   return {
     spec: overrides.spec ?? loadSpec(),
-    logError:
-      overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
+    store: overrides.store ?? openStore(':memory:'),
+    clock: overrides.clock ?? new ControllableClock(),
+    ids: overrides.ids ?? cryptoIds,
+    controlToken: overrides.controlToken ?? `mt_${randomBytes(24).toString('base64url')}`,
+    maxRequestBytes: overrides.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+    logError: overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
+  };
+}
+
+/** The services routes and fixtures share: every rule of the emulator lives below these. */
+export interface Services {
+  deps: AppDeps;
+  directory: DirectoryService;
+  inbound: InboundService;
+  requests: RequestValidator;
+}
+
+export function createServices(deps: AppDeps): Services {
+  return {
+    deps,
+    directory: new DirectoryService(deps.store, deps.clock, deps.ids),
+    inbound: new InboundService(deps.store, deps.clock, deps.ids),
+    requests: new RequestValidator(deps.spec),
   };
 }
 
@@ -22,12 +63,21 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
  * Builds the whole emulator as a Hono app without opening a socket: tests call
  * `app.request()`, `main.ts` wraps it in `@hono/node-server`.
  */
-export function createApp(deps: AppDeps = defaultDeps()): Hono {
+export function createApp(deps: AppDeps = defaultDeps(), services: Services = createServices(deps)): Hono {
   const app = new Hono();
+  const limitBody = bodyLimit({
+    maxSize: deps.maxRequestBytes,
+    onError: () => {
+      throw new ApiError('request_too_large', `The request body exceeds the platform limit of ${deps.maxRequestBytes} bytes.`);
+    },
+  });
 
   app.route('/openapi', docsRoutes(deps.spec));
 
-  const api = new Hono();
+  const api = new Hono<ApiEnv>();
+  api.use('*', limitBody, requireApiKey(deps.store));
+  api.route('/mailboxes', mailboxRoutes());
+  api.route('/emails', emailRoutes(deps.store, services.requests));
   app.route('/openapi/v1', api);
 
   app.notFound((c) =>

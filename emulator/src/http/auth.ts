@@ -1,0 +1,54 @@
+import type { MiddlewareHandler } from 'hono';
+import { ApiError } from '../errors.ts';
+import { lookupOf, secretMatches } from '../domain/api-key-secrets.ts';
+import { mailboxesKeyMayTouch } from '../domain/access.ts';
+import type { ApiKey, Mailbox, Owner } from '../domain/types.ts';
+import type { Store } from '../store/store.ts';
+
+/** Who is calling and what they may touch, decided afresh on every request (§2.1, §5). */
+export interface Access {
+  key: ApiKey;
+  owner: Owner;
+  /** The mailboxes this key may touch now, by address. */
+  mailboxes: Map<string, Mailbox>;
+}
+
+export type ApiEnv = { Variables: { access: Access } };
+
+const KEY_ELSEWHERE = ['api_key', 'apikey', 'apiKey', 'key', 'token', 'access_token'];
+
+/**
+ * §5: `Authorization: Bearer <API_KEY>` only. A key anywhere else is never read (D-29); an
+ * unknown, disabled or ownerless key is refused identically, effective on the next request.
+ */
+export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const header = c.req.header('authorization');
+    const bearer = header === undefined ? undefined : /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1];
+    if (bearer === undefined) {
+      const query = new URL(c.req.url).searchParams;
+      const misplaced = KEY_ELSEWHERE.some((name) => query.has(name)) || c.req.header('x-api-key') !== undefined;
+      throw new ApiError(
+        'missing_api_key',
+        misplaced
+          ? 'The API key is accepted only in the Authorization: Bearer header, never in the query string or another header.'
+          : 'Send the API key as Authorization: Bearer <API_KEY>.',
+      );
+    }
+    const lookup = lookupOf(bearer);
+    const found = lookup === undefined ? undefined : store.directory.findKeyByLookup(lookup);
+    const matches = secretMatches(bearer, found?.secretHash);
+    const owner = found === undefined ? undefined : store.directory.getOwner(found.key.ownerId);
+    if (!matches || found === undefined || found.key.disabled || owner === undefined || owner.disabled) {
+      throw new ApiError('invalid_api_key', 'The API key is not valid.');
+    }
+    const grants = store.directory.grantedMailboxes(owner.id);
+    const allowed = mailboxesKeyMayTouch(found.key, grants);
+    c.set('access', {
+      key: found.key,
+      owner,
+      mailboxes: new Map(grants.filter((m) => allowed.has(m.address)).map((m) => [m.address, m])),
+    });
+    await next();
+  };
+}

@@ -1,0 +1,78 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { ApiError, type ErrorCode } from '../errors.ts';
+import type { OpenApiDocument } from '../spec.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const SPEC_ID = 'mailtwin:contract';
+
+/**
+ * Validates request bodies against the request schemas of spec/openapi.yaml, so the contract
+ * and the emulator cannot drift apart. The first problem becomes an ApiError naming the field
+ * (D-12, D-31); limits of §8 keep their own codes.
+ */
+export class RequestValidator {
+  private readonly ajv: Ajv2020;
+  private readonly compiled = new Map<string, ValidateFunction>();
+
+  constructor(spec: OpenApiDocument) {
+    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+    addFormats(this.ajv);
+    this.ajv.addFormat('binary', true);
+    this.ajv.addSchema(spec, SPEC_ID);
+  }
+
+  /** Throws the most useful ApiError when `body` breaks the named component schema. */
+  check(schemaName: string, body: unknown): void {
+    let validate = this.compiled.get(schemaName);
+    if (validate === undefined) {
+      validate = this.ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/${schemaName}` });
+      this.compiled.set(schemaName, validate);
+    }
+    if (validate(body)) return;
+    throw toApiError(validate.errors ?? []);
+  }
+}
+
+/** `/cc/3` → `cc[3]`, `/variables/name` → `variables.name`. */
+export function fieldPath(pointer: string, child?: string): string {
+  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), '');
+}
+
+/** Limits of §8 that a schema keyword expresses, answered with the limit's own code. */
+const LIMIT_CODES: Record<string, ErrorCode> = {
+  'maxLength subject': 'subject_too_long',
+  'maxItems cc': 'too_many_recipients',
+  'maxItems bcc': 'too_many_recipients',
+  'maxItems attachmentIds': 'too_many_attachments',
+};
+
+function toApiError(errors: ErrorObject[]): ApiError {
+  const unknown = errors
+    .filter((e) => e.keyword === 'additionalProperties')
+    .map((e) => fieldPath(e.instancePath, String(e.params.additionalProperty)))
+    .sort();
+  if (unknown[0] !== undefined) return new ApiError('unknown_field', `Unknown field "${unknown[0]}".`, unknown[0]);
+
+  const missing = errors.find((e) => e.keyword === 'required');
+  if (missing !== undefined) {
+    const field = fieldPath(missing.instancePath, String(missing.params.missingProperty));
+    return new ApiError('missing_field', `${field} is required.`, field);
+  }
+  const empty = errors.find((e) => e.keyword === 'minProperties' && e.instancePath === '');
+  if (empty !== undefined) return new ApiError('missing_field', 'Give at least one field to change.');
+
+  // The innermost problem is the most specific; ajv lists them as it meets them.
+  const error = errors.find((e) => !['anyOf', 'oneOf', 'allOf', 'if'].includes(e.keyword)) ?? errors[0];
+  if (error === undefined) return new ApiError('invalid_field', 'The body is not valid.');
+  const field = fieldPath(error.instancePath);
+  const limit = LIMIT_CODES[`${error.keyword} ${field}`];
+  if (limit !== undefined) return new ApiError(limit, `${field} ${error.message ?? 'is too long'}.`, field);
+  if (error.keyword === 'enum' && field === 'folder') {
+    return new ApiError('invalid_folder', `Unknown folder; use one of ${(error.params.allowedValues as string[]).join(', ')}.`, field);
+  }
+  const where = field === '' ? 'The body' : field;
+  return new ApiError('invalid_field', `${where} ${error.message ?? 'is not valid'}.`, field === '' ? undefined : field);
+}

@@ -1,0 +1,56 @@
+import { Hono, type Context } from 'hono';
+import { ApiError } from '../errors.ts';
+import { emailDetail, emailSummary } from '../domain/email-view.ts';
+import { encodeCursor, parseListQuery } from '../domain/list-query.ts';
+import type { Email, Folder } from '../domain/types.ts';
+import type { ApiEnv } from '../http/auth.ts';
+import { readJsonObject } from '../http/json-body.ts';
+import type { RequestValidator } from '../http/request-validator.ts';
+import type { Store } from '../store/store.ts';
+
+/** An email the key may touch, or 404 exactly like a missing one (D-26). */
+function emailInScope(c: Context<ApiEnv>, store: Store): Email {
+  const id = c.req.param('emailId') ?? '';
+  const email = id.length > 128 ? undefined : store.emails.get(id);
+  if (email === undefined || !c.get('access').mailboxes.has(email.mailbox)) {
+    throw new ApiError('email_not_found', `No email ${id.slice(0, 128)} is available to this key.`, 'emailId');
+  }
+  return email;
+}
+
+/** §4.2, §4.4-§4.6: list and search, read, update and delete email. */
+export function emailRoutes(store: Store, validator: RequestValidator): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+
+  app.get('/', (c) => {
+    const query = parseListQuery(c.req.queries());
+    if (!c.get('access').mailboxes.has(query.filter.mailbox)) {
+      throw new ApiError('mailbox_not_found', `No mailbox ${query.filter.mailbox} is available to this key.`, 'mailbox');
+    }
+    const page = store.emails.list(query.filter, query.limit, query.after);
+    const last = page.emails.at(-1);
+    return c.json({
+      emails: page.emails.map(emailSummary),
+      nextCursor: page.more && last ? encodeCursor(last, query.fingerprint) : null,
+    });
+  });
+
+  app.get('/:emailId', (c) => c.json(emailDetail(emailInScope(c, store))));
+
+  app.patch('/:emailId', async (c) => {
+    const email = emailInScope(c, store);
+    const body = await readJsonObject(c);
+    validator.check('UpdateEmailRequest', body);
+    const changes = body as { folder?: Folder; read?: boolean; starred?: boolean };
+    store.emails.update(email.id, changes);
+    return c.json(emailDetail(store.emails.get(email.id) as Email));
+  });
+
+  app.delete('/:emailId', (c) => {
+    const email = emailInScope(c, store);
+    store.emails.delete(email.id);
+    return c.body(null, 204);
+  });
+
+  return app;
+}

@@ -1,0 +1,209 @@
+import { simpleParser, type AddressObject } from 'mailparser';
+import { ApiError } from '../errors.ts';
+import type { Clock } from '../clock.ts';
+import type { Ids } from '../ids.ts';
+import { parseAddress } from '../domain/addresses.ts';
+import { snippetOf } from '../domain/email-view.ts';
+import { parseTimestampParam } from '../domain/query-params.ts';
+import { FOLDERS, type Address, type Email, type Folder, type NewAttachment } from '../domain/types.ts';
+import type { Store } from '../store/store.ts';
+import { requireText } from './directory-service.ts';
+
+/** An inbound email described field by field (the control plane's JSON form). */
+export interface InboundEmail {
+  mailbox: string;
+  from: string;
+  to?: string[];
+  cc?: string[];
+  replyTo?: string[];
+  subject?: string;
+  text?: string | null;
+  html?: string | null;
+  receivedAt?: string;
+  sentAt?: string | null;
+  messageId?: string;
+  inReplyTo?: string | null;
+  references?: string[];
+  folder?: Folder;
+  read?: boolean;
+  starred?: boolean;
+  attachments?: { name: string; contentType?: string; contentBase64: string }[];
+}
+
+/** Where the mail lands and how it is flagged, for either form. */
+export interface Placement {
+  mailbox: string;
+  folder?: Folder;
+  read?: boolean;
+  starred?: boolean;
+  receivedAt?: string;
+}
+
+/**
+ * New email reaching a mailbox from outside (§6.1 "a new email reaches a mailbox"): injected as
+ * JSON fields or as a raw RFC 822 message parsed with mailparser, attachments included.
+ */
+export class InboundService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ids: Ids,
+    private readonly onDelivered: (email: Email) => void = () => {},
+  ) {}
+
+  injectJson(input: InboundEmail): Email {
+    const addresses = (list: unknown, field: string): Address[] => {
+      if (list === undefined) return [];
+      if (!Array.isArray(list)) throw new ApiError('invalid_field', `${field} must be an array of addresses.`, field);
+      return list.map((entry, i) => requireAddress(entry, `${field}[${i}]`));
+    };
+    const text = optionalText(input.text, 'text');
+    const html = optionalText(input.html, 'html');
+    const attachments = (input.attachments ?? []).map((a, i): NewAttachment => {
+      const field = `attachments[${i}]`;
+      const base64 = requireText(a?.contentBase64, `${field}.contentBase64`, 64 * 1024 * 1024);
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) throw new ApiError('invalid_field', 'contentBase64 is not base64.', `${field}.contentBase64`);
+      return {
+        id: this.ids.uuid(),
+        name: requireText(a.name, `${field}.name`, 255),
+        contentType: a.contentType === undefined ? 'application/octet-stream' : requireText(a.contentType, `${field}.contentType`, 255),
+        bytes: Buffer.from(base64, 'base64'),
+      };
+    });
+    const references = input.references ?? [];
+    if (!Array.isArray(references) || !references.every((r) => typeof r === 'string')) {
+      throw new ApiError('invalid_field', 'references must be an array of message ids.', 'references');
+    }
+    return this.store.transaction(() =>
+      this.deliver(
+        {
+          mailbox: input.mailbox,
+          folder: input.folder,
+          read: input.read,
+          starred: input.starred,
+          receivedAt: input.receivedAt,
+        },
+        {
+          from: requireAddress(input.from, 'from'),
+          to: addresses(input.to, 'to'),
+          cc: addresses(input.cc, 'cc'),
+          replyTo: addresses(input.replyTo, 'replyTo'),
+          subject: input.subject === undefined ? '' : requireTextAllowEmpty(input.subject, 'subject', 998),
+          text: text ?? null,
+          html: html ?? null,
+          sentAt: input.sentAt == null ? null : parseTimestampParam('sentAt', input.sentAt),
+          messageId: input.messageId,
+          inReplyTo: input.inReplyTo ?? null,
+          references,
+        },
+        attachments,
+      ),
+    );
+  }
+
+  /** Parses a raw RFC 822 message with mailparser and delivers it, attachments included. */
+  async injectRaw(raw: Uint8Array, placement: Placement): Promise<Email> {
+    if (raw.length === 0) throw new ApiError('invalid_field', 'The message is empty.', 'body');
+    const parsed = await simpleParser(Buffer.from(raw));
+    const first = (value: AddressObject | AddressObject[] | undefined): Address[] =>
+      (Array.isArray(value) ? value : value ? [value] : [])
+        .flatMap((group) => group.value)
+        .filter((a) => typeof a.address === 'string' && a.address !== '')
+        .map((a) => ({ address: (a.address as string).toLowerCase(), name: a.name === '' ? null : a.name }));
+    const from = first(parsed.from)[0];
+    if (from === undefined) throw new ApiError('invalid_field', 'The message has no From address.', 'body');
+    const references = parsed.references === undefined ? [] : Array.isArray(parsed.references) ? parsed.references : [parsed.references];
+    const attachments = parsed.attachments.map((a, i) => ({
+      id: this.ids.uuid(),
+      name: a.filename ?? `attachment-${i + 1}`,
+      contentType: a.contentType || 'application/octet-stream',
+      bytes: a.content,
+    }));
+    return this.store.transaction(() =>
+      this.deliver(
+        placement,
+        {
+          from,
+          to: first(parsed.to),
+          cc: first(parsed.cc),
+          replyTo: first(parsed.replyTo),
+          subject: parsed.subject ?? '',
+          text: parsed.text ?? null,
+          html: typeof parsed.html === 'string' ? parsed.html : null,
+          sentAt: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.toISOString() : null,
+          messageId: parsed.messageId,
+          inReplyTo: parsed.inReplyTo ?? null,
+          references,
+        },
+        attachments,
+        raw,
+      ),
+    );
+  }
+
+  private deliver(
+    placement: Placement,
+    content: Pick<Email, 'from' | 'to' | 'cc' | 'replyTo' | 'subject' | 'text' | 'html' | 'sentAt' | 'inReplyTo' | 'references'> & {
+      messageId: string | undefined;
+    },
+    attachments: NewAttachment[],
+    raw?: Uint8Array,
+  ): Email {
+    const mailbox = this.store.directory.getMailbox(requireText(placement.mailbox, 'mailbox', 254).toLowerCase());
+    if (mailbox === undefined) throw new ApiError('mailbox_not_found', `No mailbox ${placement.mailbox}.`, 'mailbox');
+    const folder = placement.folder ?? 'inbox';
+    if (!(FOLDERS as readonly string[]).includes(folder)) {
+      throw new ApiError('invalid_folder', `Unknown folder "${folder}".`, 'folder');
+    }
+    for (const flag of ['read', 'starred'] as const) {
+      if (placement[flag] !== undefined && typeof placement[flag] !== 'boolean') {
+        throw new ApiError('invalid_field', `${flag} must be a boolean.`, flag);
+      }
+    }
+    const now = this.clock.now();
+    const receivedAt = placement.receivedAt === undefined ? now.toISOString() : parseTimestampParam('receivedAt', placement.receivedAt);
+    const id = this.ids.emailId(now);
+    const email: Email = {
+      id,
+      mailbox: mailbox.address,
+      folder,
+      read: placement.read ?? false,
+      starred: placement.starred ?? false,
+      ...content,
+      bcc: [],
+      messageId: content.messageId ?? `<${id.toLowerCase()}@${mailbox.domain}>`,
+      preheader: null,
+      snippet: snippetOf(content.text),
+      receivedAt,
+      attachmentCount: attachments.length,
+      attachments: attachments.map(({ id: attachmentId, name, contentType, bytes }) => ({
+        id: attachmentId,
+        name,
+        contentType,
+        size: bytes.length,
+      })),
+    };
+    this.store.emails.insert(email, attachments, raw);
+    this.onDelivered(email);
+    return email;
+  }
+}
+
+function requireAddress(value: unknown, field: string): Address {
+  const text = requireText(value, field, 400);
+  const address = parseAddress(text);
+  if (address === undefined) throw new ApiError('invalid_address', `${text} is not an email address.`, field);
+  return address;
+}
+
+function optionalText(value: unknown, field: string): string | null | undefined {
+  if (value === undefined || value === null) return value;
+  if (typeof value !== 'string') throw new ApiError('invalid_field', `${field} must be a string.`, field);
+  return value;
+}
+
+function requireTextAllowEmpty(value: unknown, field: string, maxLength: number): string {
+  if (typeof value !== 'string') throw new ApiError('invalid_field', `${field} must be a string.`, field);
+  if ([...value].length > maxLength) throw new ApiError('subject_too_long', `${field} is longer than ${maxLength} characters.`, field);
+  return value;
+}

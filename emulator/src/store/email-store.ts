@@ -1,0 +1,269 @@
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { Address, Email, EmailFilter, Folder, ListPosition, MessageAttachment, NewAttachment } from '../domain/types.ts';
+
+interface EmailRow {
+  seq: number;
+  id: string;
+  mailbox: string;
+  folder: Folder;
+  read: number;
+  starred: number;
+  from_address: string;
+  from_name: string | null;
+  to_json: string;
+  cc_json: string;
+  bcc_json: string;
+  reply_to_json: string;
+  subject: string;
+  snippet: string;
+  text_body: string | null;
+  html_body: string | null;
+  preheader: string | null;
+  message_id: string;
+  in_reply_to: string | null;
+  references_json: string;
+  received_at: string;
+  sent_at: string | null;
+  attachment_count: number;
+}
+
+const LIST_COLUMNS = `e.seq, e.id, e.mailbox, e.folder, e.read, e.starred, e.from_address, e.from_name,
+  e.to_json, e.cc_json, '[]' AS bcc_json, '[]' AS reply_to_json, e.subject, e.snippet, NULL AS text_body,
+  NULL AS html_body, NULL AS preheader, e.message_id, NULL AS in_reply_to, '[]' AS references_json,
+  e.received_at, NULL AS sent_at, e.attachment_count`;
+
+function addressesText(addresses: Address[]): string {
+  return addresses.map((a) => `${a.name ?? ''} ${a.address}`).join(' ');
+}
+
+/** The email of every mailbox, its search index, and attachment bytes stored once by hash. */
+export class EmailStore {
+  constructor(private readonly db: Database.Database) {}
+
+  /** Stores a new email with its attachments, atomically. */
+  insert(email: Email, attachments: NewAttachment[] = [], raw?: Uint8Array): void {
+    this.db.transaction(() => {
+      const { lastInsertRowid } = this.db
+        .prepare(
+          `INSERT INTO emails (id, mailbox, folder, read, starred, from_address, from_name, to_json, cc_json,
+             bcc_json, reply_to_json, subject, snippet, text_body, html_body, preheader, message_id, in_reply_to,
+             references_json, received_at, sent_at, attachment_count, from_search, subject_search, raw)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(
+          email.id,
+          email.mailbox,
+          email.folder,
+          email.read ? 1 : 0,
+          email.starred ? 1 : 0,
+          email.from.address,
+          email.from.name,
+          JSON.stringify(email.to),
+          JSON.stringify(email.cc),
+          JSON.stringify(email.bcc),
+          JSON.stringify(email.replyTo),
+          email.subject,
+          email.snippet,
+          email.text,
+          email.html,
+          email.preheader,
+          email.messageId,
+          email.inReplyTo,
+          JSON.stringify(email.references),
+          email.receivedAt,
+          email.sentAt,
+          attachments.length,
+          `${email.from.name ?? ''}\u0000${email.from.address}`.toLowerCase(),
+          email.subject.toLowerCase(),
+          raw ?? null,
+        );
+      this.db
+        .prepare('INSERT INTO emails_fts (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)')
+        .run(
+          lastInsertRowid,
+          email.subject,
+          addressesText([email.from]),
+          addressesText([...email.to, ...email.cc]),
+          email.text ?? '',
+        );
+      attachments.forEach((attachment, position) => {
+        const sha256 = this.putBlob(attachment.bytes);
+        this.db
+          .prepare(
+            `INSERT INTO message_attachments (id, email_id, position, name, content_type, size, blob_sha256)
+             VALUES (?, ?, ?, ?, ?, ?, ?)`,
+          )
+          .run(attachment.id, email.id, position, attachment.name, attachment.contentType, attachment.bytes.length, sha256);
+      });
+    })();
+  }
+
+  get(id: string): Email | undefined {
+    const row = this.db.prepare('SELECT * FROM emails WHERE id = ?').get(id) as EmailRow | undefined;
+    if (row === undefined) return undefined;
+    return toEmail(row, this.attachmentsOf(id));
+  }
+
+  /**
+   * One page, newest first (receivedAt, then id, descending; D-17), strictly after `after`.
+   * Returns up to `limit` emails without bodies (summaries) and whether more follow.
+   */
+  list(filter: EmailFilter, limit: number, after?: ListPosition): { emails: Email[]; more: boolean } {
+    const where = ['e.mailbox = @mailbox'];
+    const params: Record<string, string | number> = { mailbox: filter.mailbox, limit: limit + 1 };
+    if (filter.folder !== undefined) {
+      where.push('e.folder = @folder');
+      params.folder = filter.folder;
+    }
+    if (filter.read !== undefined) {
+      where.push('e.read = @read');
+      params.read = filter.read ? 1 : 0;
+    }
+    if (filter.starred !== undefined) {
+      where.push('e.starred = @starred');
+      params.starred = filter.starred ? 1 : 0;
+    }
+    if (filter.fromContains !== undefined) {
+      where.push('instr(e.from_search, @fromContains) > 0');
+      params.fromContains = filter.fromContains;
+    }
+    if (filter.subjectContains !== undefined) {
+      where.push('instr(e.subject_search, @subjectContains) > 0');
+      params.subjectContains = filter.subjectContains;
+    }
+    if (filter.receivedFrom !== undefined) {
+      where.push('e.received_at >= @receivedFrom');
+      params.receivedFrom = filter.receivedFrom;
+    }
+    if (filter.receivedBefore !== undefined) {
+      where.push('e.received_at < @receivedBefore');
+      params.receivedBefore = filter.receivedBefore;
+    }
+    if (filter.match !== undefined) {
+      where.push('e.seq IN (SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match)');
+      params.match = filter.match;
+    }
+    if (after !== undefined) {
+      where.push('(e.received_at < @afterAt OR (e.received_at = @afterAt AND e.id < @afterId))');
+      params.afterAt = after.receivedAt;
+      params.afterId = after.id;
+    }
+    const rows = this.db
+      .prepare(
+        `SELECT ${LIST_COLUMNS} FROM emails e WHERE ${where.join(' AND ')}
+         ORDER BY e.received_at DESC, e.id DESC LIMIT @limit`,
+      )
+      .all(params) as EmailRow[];
+    const more = rows.length > limit;
+    return { emails: rows.slice(0, limit).map((row) => toEmail(row, [])), more };
+  }
+
+  /** Sets folder, read and starred as given; returns whether the email exists. */
+  update(id: string, changes: { folder?: Folder; read?: boolean; starred?: boolean }): boolean {
+    const sets: string[] = [];
+    const params: Record<string, string | number> = { id };
+    if (changes.folder !== undefined) {
+      sets.push('folder = @folder');
+      params.folder = changes.folder;
+    }
+    if (changes.read !== undefined) {
+      sets.push('read = @read');
+      params.read = changes.read ? 1 : 0;
+    }
+    if (changes.starred !== undefined) {
+      sets.push('starred = @starred');
+      params.starred = changes.starred ? 1 : 0;
+    }
+    if (sets.length === 0) return this.get(id) !== undefined;
+    return this.db.prepare(`UPDATE emails SET ${sets.join(', ')} WHERE id = @id`).run(params).changes > 0;
+  }
+
+  /** Permanent removal (§4.6), with its index entry; blobs still used elsewhere stay. */
+  delete(id: string): boolean {
+    return this.db.transaction(() => {
+      const row = this.db.prepare('SELECT seq FROM emails WHERE id = ?').get(id) as { seq: number } | undefined;
+      if (row === undefined) return false;
+      const blobs = this.db
+        .prepare('SELECT DISTINCT blob_sha256 AS sha256 FROM message_attachments WHERE email_id = ?')
+        .all(id) as { sha256: string }[];
+      this.db.prepare('DELETE FROM emails_fts WHERE rowid = ?').run(row.seq);
+      this.db.prepare('DELETE FROM emails WHERE seq = ?').run(row.seq);
+      const dropUnused = this.db.prepare(
+        'DELETE FROM blobs WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM message_attachments WHERE blob_sha256 = ?)',
+      );
+      for (const { sha256 } of blobs) dropUnused.run(sha256, sha256);
+      return true;
+    })();
+  }
+
+  /** A message attachment's metadata, the mailbox of its email, and its bytes. */
+  attachment(id: string): { attachment: MessageAttachment; mailbox: string; bytes: Buffer } | undefined {
+    const row = this.db
+      .prepare(
+        `SELECT a.id, a.name, a.content_type, a.size, e.mailbox, b.bytes
+         FROM message_attachments a JOIN emails e ON e.id = a.email_id JOIN blobs b ON b.sha256 = a.blob_sha256
+         WHERE a.id = ?`,
+      )
+      .get(id) as { id: string; name: string; content_type: string; size: number; mailbox: string; bytes: Buffer } | undefined;
+    if (row === undefined) return undefined;
+    return {
+      attachment: { id: row.id, name: row.name, contentType: row.content_type, size: row.size },
+      mailbox: row.mailbox,
+      bytes: row.bytes,
+    };
+  }
+
+  /** How many distinct blobs are stored and their total bytes (reuse stores bytes once). */
+  blobStats(): { count: number; bytes: number } {
+    return this.db.prepare('SELECT count(*) AS count, coalesce(sum(size), 0) AS bytes FROM blobs').get() as {
+      count: number;
+      bytes: number;
+    };
+  }
+
+  count(): number {
+    return (this.db.prepare('SELECT count(*) AS n FROM emails').get() as { n: number }).n;
+  }
+
+  private putBlob(bytes: Uint8Array): string {
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    this.db.prepare('INSERT OR IGNORE INTO blobs (sha256, size, bytes) VALUES (?, ?, ?)').run(sha256, bytes.length, Buffer.from(bytes));
+    return sha256;
+  }
+
+  private attachmentsOf(emailId: string): MessageAttachment[] {
+    return (
+      this.db
+        .prepare('SELECT id, name, content_type, size FROM message_attachments WHERE email_id = ? ORDER BY position')
+        .all(emailId) as { id: string; name: string; content_type: string; size: number }[]
+    ).map((r) => ({ id: r.id, name: r.name, contentType: r.content_type, size: r.size }));
+  }
+}
+
+function toEmail(row: EmailRow, attachments: MessageAttachment[]): Email {
+  return {
+    id: row.id,
+    mailbox: row.mailbox,
+    folder: row.folder,
+    read: row.read === 1,
+    starred: row.starred === 1,
+    from: { address: row.from_address, name: row.from_name },
+    to: JSON.parse(row.to_json) as Address[],
+    cc: JSON.parse(row.cc_json) as Address[],
+    bcc: JSON.parse(row.bcc_json) as Address[],
+    replyTo: JSON.parse(row.reply_to_json) as Address[],
+    subject: row.subject,
+    snippet: row.snippet,
+    text: row.text_body,
+    html: row.html_body,
+    preheader: row.preheader,
+    messageId: row.message_id,
+    inReplyTo: row.in_reply_to,
+    references: JSON.parse(row.references_json) as string[],
+    receivedAt: row.received_at,
+    sentAt: row.sent_at,
+    attachmentCount: row.attachment_count,
+    attachments,
+  };
+}
