@@ -4,6 +4,7 @@
  */
 import { cpus } from 'node:os';
 import { benchContract } from './contract.bench.ts';
+import { benchReadSide } from './read-side.bench.ts';
 
 const print = (line: string) => process.stdout.write(`  ${line}\n`);
 
@@ -12,3 +13,5 @@ process.stdout.write(
 );
 process.stdout.write('Contract and docs\n');
 await benchContract(print);
+process.stdout.write('\nRead side (§4.2) at 100k emails in one mailbox\n');
+await benchReadSide(print);

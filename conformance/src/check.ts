@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { it } from 'vitest';
 import { ApiClient } from './client.ts';
 import { NEED_DESCRIPTIONS, readRunConfig, type Need, type RunConfig } from './config.ts';
@@ -22,6 +23,11 @@ export interface CheckContext {
   target: Target;
   validator: SpecValidator;
   run: RunConfig;
+  /**
+   * Runs a fast-check property with the run's seed. On failure the shrunk case is run once
+   * more, so the report shows its own HTTP exchanges and says whether it still fails.
+   */
+  property<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>): Promise<void>;
 }
 
 export interface CheckOptions {
@@ -68,8 +74,16 @@ export function rule(
         context.skip(`needs ${missing.map((need) => NEED_DESCRIPTIONS[need]).join('; ')}`);
       }
       const log: Exchange[] = [];
+      const property = <T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>) =>
+        checkProperty(log, arbitrary, predicate);
       try {
-        await body({ api: new ApiClient(target, validator, log), target, validator, run });
+        await body({
+          api: new ApiClient(target, validator, log),
+          target,
+          validator,
+          run,
+          property,
+        });
       } catch (error) {
         throw explainFailure(error, rules, behaviour, log, target, run);
       }
@@ -106,4 +120,32 @@ function explainFailure(
     `Replay: npx mailtwin-conformance${targetFlags} --seed ${run.seed} --filter ${JSON.stringify(behaviour)}`,
   ].join('\n');
   return error;
+}
+
+async function checkProperty<T>(
+  log: Exchange[],
+  arbitrary: fc.Arbitrary<T>,
+  predicate: (value: T) => Promise<void>,
+): Promise<void> {
+  const details = await fc.check(
+    fc.asyncProperty(arbitrary, async (value) => {
+      log.length = 0; // keep only the exchanges of the case being tried
+      await predicate(value);
+    }),
+  );
+  if (!details.failed || details.counterexample === null) {
+    if (details.failed) throw new Error(fc.defaultReportMessage(details) ?? 'the property failed');
+    return;
+  }
+  const [counterexample] = details.counterexample;
+  log.length = 0;
+  let recheck: string;
+  try {
+    await predicate(counterexample);
+    recheck =
+      'Re-checked after shrinking: the shrunk case PASSED when run again, so the failure depends on state or timing.';
+  } catch (error) {
+    recheck = `Re-checked after shrinking: the shrunk case still fails:\n${error instanceof Error ? error.message : String(error)}`;
+  }
+  throw new Error(`${fc.defaultReportMessage(details) ?? 'the property failed'}\n\n${recheck}`);
 }

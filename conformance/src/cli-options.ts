@@ -12,6 +12,9 @@ Target:
   --api-key <key>      An API key of that deployment (or set MAILTWIN_API_KEY)
   --mailbox <address>  A mailbox the suite may use (repeatable); it touches no other address
   --destructive        Allow checks that modify or delete email in those mailboxes
+  --control-url <url>  A control plane like the emulator's (ending in /_mailtwin/v1); unlocks the
+                       checks that set up their own owners, mailboxes, keys and mail
+  --control-token <t>  Its bearer token (or set MAILTWIN_CONTROL_TOKEN)
 
 Run:
   --seed <n>           Seed for generated cases (default: random, printed so the run can be replayed)
@@ -49,6 +52,8 @@ export function parseConformanceArgs(
         'api-key': { type: 'string' },
         mailbox: { type: 'string', multiple: true },
         destructive: { type: 'boolean' },
+        'control-url': { type: 'string' },
+        'control-token': { type: 'string' },
         seed: { type: 'string' },
         'num-runs': { type: 'string' },
         filter: { type: 'string' },
@@ -70,6 +75,8 @@ export function parseConformanceArgs(
   const baseUrl = values['base-url'];
   if (baseUrl === undefined) {
     if (values['api-key'] !== undefined) throw new ConfigurationError('--api-key needs --base-url');
+    if (values['control-url'] !== undefined)
+      throw new ConfigurationError('--control-url needs --base-url');
     return { ...common, target: { kind: 'emulator' } };
   }
   let url: URL;
@@ -93,10 +100,15 @@ export function parseConformanceArgs(
   if (apiKey === undefined || apiKey === '') {
     throw new ConfigurationError('a live target needs --api-key (or MAILTWIN_API_KEY)');
   }
+  const control = parseControl(
+    values['control-url'],
+    values['control-token'] ?? env.MAILTWIN_CONTROL_TOKEN,
+  );
   return {
     ...common,
     target: {
       kind: 'live',
+      ...(control === undefined ? {} : { control }),
       baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
       apiKey,
       mailboxes: values.mailbox ?? [],
@@ -110,4 +122,30 @@ function integer(flag: string, raw: string, min: number, max: number): number {
     throw new ConfigurationError(`${flag} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function parseControl(
+  rawUrl: string | undefined,
+  token: string | undefined,
+): { baseUrl: string; token: string } | undefined {
+  if (rawUrl === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(rawUrl);
+  } catch {
+    throw new ConfigurationError(`--control-url is not a URL: ${rawUrl}`);
+  }
+  if (
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search !== '' ||
+    url.username !== ''
+  ) {
+    throw new ConfigurationError(
+      '--control-url must be an http or https URL with no query or credentials',
+    );
+  }
+  if (token === undefined || token === '') {
+    throw new ConfigurationError('--control-url needs --control-token (or MAILTWIN_CONTROL_TOKEN)');
+  }
+  return { baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, '')}`, token };
 }

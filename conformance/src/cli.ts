@@ -35,7 +35,10 @@ export async function main(argv: string[]): Promise<number> {
     seed: run.seed,
     numRuns: run.numRuns,
   });
-  const collector = new RuleCollector(PACKAGE_ROOT);
+  const collector = new RuleCollector(
+    PACKAGE_ROOT,
+    run.filter === undefined ? 'skipped' : 'not selected by --filter',
+  );
   const started = performance.now();
   const vitest = await startVitest(
     'test',

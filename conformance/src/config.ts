@@ -24,6 +24,8 @@ export type TargetConfig =
       /** Mailboxes the suite may use; it touches no other. */
       mailboxes: string[];
       destructive: boolean;
+      /** A control plane like the emulator's (/_mailtwin/v1), when the deployment offers one. */
+      control?: { baseUrl: string; token: string };
     };
 
 export interface RunConfig {

@@ -1,4 +1,4 @@
-import type { RuleResult, RuleStatus, Summary } from './summary.ts';
+import type { RuleResult, RuleStatus, Summary, TestOutcome } from './summary.ts';
 
 const LABEL: Record<RuleStatus, string> = {
   pass: 'PASS',
@@ -33,20 +33,24 @@ export function formatConsoleReport(summary: Summary, facts: RunFacts): string {
       `  ${LABEL[result.status]} ${result.rule.id.padEnd(8)} ${shorten(result.rule.sentence, 88)}${detail(result)}`,
     );
   }
-  const failures = summary.results.filter((r) => r.status === 'fail' || r.status === 'warn');
-  if (failures.length > 0) {
+  // Each failed check once, however many rules it verifies.
+  const failedTests = new Map<string, { test: TestOutcome; rules: RuleResult[] }>();
+  for (const result of summary.results.filter((r) => r.status === 'fail' || r.status === 'warn')) {
+    for (const test of result.tests.filter((t) => t.state === 'failed')) {
+      const key = `${test.file}\u0000${test.name}`;
+      const entry = failedTests.get(key) ?? { test, rules: [] };
+      entry.rules.push(result);
+      failedTests.set(key, entry);
+    }
+  }
+  if (failedTests.size > 0) {
     lines.push(
       '',
       'Failures (WARN: a decided rule; a deployment may have chosen otherwise, see spec/DECISIONS.md)',
     );
-    for (const result of failures) {
-      for (const test of result.tests.filter((t) => t.state === 'failed')) {
-        lines.push(
-          '',
-          `${LABEL[result.status]} ${result.rule.id} in ${test.file}`,
-          ...test.errors.map(indent),
-        );
-      }
+    for (const { test, rules } of failedTests.values()) {
+      const labels = rules.map((r) => `${LABEL[r.status]} ${r.rule.id}`).join(', ');
+      lines.push('', `${labels} in ${test.file}`, ...test.errors.map(indent));
     }
   }
   if (summary.problems.length > 0)

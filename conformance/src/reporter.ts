@@ -9,7 +9,11 @@ export class RuleCollector implements Reporter {
   readonly outcomes: TestOutcome[] = [];
   readonly problems: string[] = [];
 
-  constructor(private readonly root: string) {}
+  constructor(
+    private readonly root: string,
+    /** Why a test without a note was skipped (e.g. it did not match --filter). */
+    private readonly defaultSkipReason = 'skipped',
+  ) {}
 
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
@@ -31,7 +35,9 @@ export class RuleCollector implements Reporter {
           file,
           rules: meta.rules ?? [],
           state,
-          ...(result.state === 'skipped' && result.note ? { skipReason: result.note } : {}),
+          ...(result.state === 'skipped'
+            ? { skipReason: result.note ?? this.defaultSkipReason }
+            : {}),
           errors: (result.errors ?? []).map((e) => e.message ?? String(e)),
         });
       }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createApp, defaultDeps } from '../../emulator/src/app.ts';
 import type { Need, TargetConfig } from './config.ts';
 
@@ -12,6 +13,8 @@ export interface Target {
   /** `{origin}` (§1): scheme and host. */
   readonly origin: string;
   readonly apiKey: string | undefined;
+  /** The emulator's control plane (the dashboard's stand-in), when the target has one. */
+  readonly control: { baseUrl: string; token: string } | undefined;
   /** What this target offers among the needs checks may declare. */
   readonly offers: ReadonlySet<Need>;
   fetch(request: Request): Promise<Response>;
@@ -22,13 +25,15 @@ const IN_PROCESS_ORIGIN = 'http://mailtwin.test';
 
 export function createTarget(config: TargetConfig): Target {
   if (config.kind === 'emulator') {
-    const app = createApp(defaultDeps({ logError: () => {} }));
+    const controlToken = `conformance-${randomUUID()}`;
+    const app = createApp(defaultDeps({ controlToken, logError: () => {} }));
     return {
       kind: 'emulator',
       baseUrl: `${IN_PROCESS_ORIGIN}/openapi/v1`,
       origin: IN_PROCESS_ORIGIN,
       apiKey: undefined,
-      offers: new Set<Need>(['destructive']),
+      control: { baseUrl: `${IN_PROCESS_ORIGIN}/_mailtwin/v1`, token: controlToken },
+      offers: new Set<Need>(['destructive', 'control-plane', 'second-key']),
       fetch: async (request) => app.fetch(request),
     };
   }
@@ -38,7 +43,11 @@ export function createTarget(config: TargetConfig): Target {
     baseUrl,
     origin: new URL(baseUrl).origin,
     apiKey: config.apiKey,
-    offers: new Set<Need>(config.destructive ? ['destructive'] : []),
+    control: config.control,
+    offers: new Set<Need>([
+      ...(config.destructive ? (['destructive'] as const) : []),
+      ...(config.control ? (['control-plane', 'second-key'] as const) : []),
+    ]),
     fetch: (request) => fetch(request, { redirect: 'manual' }),
   };
 }

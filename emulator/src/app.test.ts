@@ -43,7 +43,8 @@ describe('the emulator app', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(await response.json()).toEqual({
       code: 'not_found',
-      message: 'No such path. Every API path is under /openapi/v1.',
+      message:
+        'No such path: GET /nothing-here. API paths are under /openapi/v1, the control plane under /_mailtwin/v1.',
     });
   });
 

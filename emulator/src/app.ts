@@ -6,6 +6,7 @@ import { ApiError, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
 import { RequestValidator } from './http/request-validator.ts';
 import { cryptoIds, type Ids } from './ids.ts';
+import { controlRoutes } from './routes/control.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { emailRoutes } from './routes/emails.ts';
 import { mailboxRoutes } from './routes/mailboxes.ts';
@@ -38,7 +39,8 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     ids: overrides.ids ?? cryptoIds,
     controlToken: overrides.controlToken ?? `mt_${randomBytes(24).toString('base64url')}`,
     maxRequestBytes: overrides.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
-    logError: overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
+    logError:
+      overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
   };
 }
 
@@ -63,12 +65,18 @@ export function createServices(deps: AppDeps): Services {
  * Builds the whole emulator as a Hono app without opening a socket: tests call
  * `app.request()`, `main.ts` wraps it in `@hono/node-server`.
  */
-export function createApp(deps: AppDeps = defaultDeps(), services: Services = createServices(deps)): Hono {
+export function createApp(
+  deps: AppDeps = defaultDeps(),
+  services: Services = createServices(deps),
+): Hono {
   const app = new Hono();
   const limitBody = bodyLimit({
     maxSize: deps.maxRequestBytes,
     onError: () => {
-      throw new ApiError('request_too_large', `The request body exceeds the platform limit of ${deps.maxRequestBytes} bytes.`);
+      throw new ApiError(
+        'request_too_large',
+        `The request body exceeds the platform limit of ${deps.maxRequestBytes} bytes.`,
+      );
     },
   });
 
@@ -79,9 +87,17 @@ export function createApp(deps: AppDeps = defaultDeps(), services: Services = cr
   api.route('/mailboxes', mailboxRoutes());
   api.route('/emails', emailRoutes(deps.store, services.requests));
   app.route('/openapi/v1', api);
+  app.use('/_mailtwin/v1/*', limitBody);
+  app.route('/_mailtwin/v1', controlRoutes(services));
 
   app.notFound((c) =>
-    renderError(c, new ApiError('not_found', 'No such path. Every API path is under /openapi/v1.')),
+    renderError(
+      c,
+      new ApiError(
+        'not_found',
+        `No such path: ${c.req.method} ${new URL(c.req.url).pathname}. API paths are under /openapi/v1, the control plane under /_mailtwin/v1.`,
+      ),
+    ),
   );
 
   // One renderer for every failure (§7): the spec's Error schema, a fitting status, no stack.

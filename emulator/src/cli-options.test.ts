@@ -1,31 +1,119 @@
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { UsageError, parseServeOptions } from './cli-options.ts';
+import {
+  DEFAULT_FIXTURES,
+  SERVE_HELP,
+  UsageError,
+  parseServeOptions,
+  type ServeOptions,
+} from './cli-options.ts';
+
+/** Parses arguments that are not a request for help. */
+function options(argv: string[], cwd?: string): ServeOptions {
+  const parsed = parseServeOptions(argv, cwd);
+  if (parsed === 'help') throw new Error('unexpected help');
+  return parsed;
+}
+
+const DEFAULTS = {
+  port: 4025,
+  host: '127.0.0.1',
+  db: null,
+  fixtures: DEFAULT_FIXTURES,
+  controlToken: undefined,
+  allowLoopbackWebhooks: false,
+};
 
 describe('mailtwin serve options', () => {
-  it('defaults to 127.0.0.1:4025', () => {
-    expect(parseServeOptions([])).toEqual({ port: 4025, host: '127.0.0.1' });
+  it('defaults to 127.0.0.1:4025, an in-memory store and the bundled demo', () => {
+    expect(parseServeOptions([])).toEqual(DEFAULTS);
+  });
+
+  it('finds the bundled demo fixture from the package root, whatever the working directory', () => {
+    expect(DEFAULT_FIXTURES).toMatch(/[/\\]fixtures[/\\]demo\.json$/);
+    expect(existsSync(DEFAULT_FIXTURES)).toBe(true);
+    expect(parseServeOptions([], '/somewhere/else')).toEqual(DEFAULTS);
   });
 
   it('accepts --port 0 (a free port) and --host', () => {
-    expect(parseServeOptions(['--port', '0', '--host', '0.0.0.0'])).toEqual({
+    expect(parseServeOptions(['--port', '0', '--host', '0.0.0.0'])).toMatchObject({
       port: 0,
       host: '0.0.0.0',
     });
   });
 
-  it.each([['-1'], ['65536'], ['4x'], ['']])('refuses --port=%j with a reason', (port) => {
+  it.each([['-1'], ['65536'], ['4x'], ['abc'], ['']])('refuses --port=%j with a reason', (port) => {
     expect(() => parseServeOptions([`--port=${port}`])).toThrow(UsageError);
     expect(() => parseServeOptions([`--port=${port}`])).toThrow(
       /--port must be an integer from 0 to 65535/,
     );
   });
 
-  it('refuses unknown flags', () => {
-    expect(() => parseServeOptions(['--prot', '1'])).toThrow(UsageError);
+  it('resolves --db against the working directory; :memory: is the default', () => {
+    expect(options(['--db', 'data/mail.db'], '/srv/app').db).toBe('/srv/app/data/mail.db');
+    expect(options(['--db', '/var/lib/mailtwin.db']).db).toBe('/var/lib/mailtwin.db');
+    expect(options(['--db', ':memory:']).db).toBeNull();
   });
 
-  it('returns help for --help and -h', () => {
+  it('resolves --fixtures against the working directory', () => {
+    expect(options(['--fixtures', 'test/data.json'], '/srv/app').fixtures).toBe(
+      '/srv/app/test/data.json',
+    );
+  });
+
+  it('starts empty with --no-demo, and refuses it together with --fixtures', () => {
+    expect(options(['--no-demo']).fixtures).toBeNull();
+    expect(() => parseServeOptions(['--no-demo', '--fixtures', 'x.json'])).toThrow(
+      '--no-demo and --fixtures cannot be used together',
+    );
+  });
+
+  it('takes a --control-token usable as a Bearer token, and refuses one that is not', () => {
+    expect(options(['--control-token', 'mt_local-test.token']).controlToken).toBe(
+      'mt_local-test.token',
+    );
+    expect(() => parseServeOptions(['--control-token', 'has space'])).toThrow(/--control-token/);
+    expect(() => parseServeOptions(['--control-token='])).toThrow(UsageError);
+  });
+
+  it('records --allow-loopback-webhooks', () => {
+    expect(options(['--allow-loopback-webhooks']).allowLoopbackWebhooks).toBe(true);
+  });
+
+  it.each([['--db'], ['--fixtures'], ['--control-token'], ['--port']])(
+    'refuses %s without a value',
+    (flag) => {
+      expect(() => parseServeOptions([flag])).toThrow(UsageError);
+    },
+  );
+
+  it('refuses unknown flags and positional arguments with a one-line reason', () => {
+    expect(() => parseServeOptions(['--prot', '1'])).toThrow(
+      'unknown option --prot (see mailtwin serve --help)',
+    );
+    expect(() => parseServeOptions(['--demo=false'])).toThrow(UsageError);
+    expect(() => parseServeOptions(['extra'])).toThrow(UsageError);
+    try {
+      parseServeOptions(['extra']);
+    } catch (error) {
+      expect((error as Error).message).not.toContain('\n');
+    }
+  });
+
+  it('returns help for --help and -h, and the help documents every flag', () => {
     expect(parseServeOptions(['--help'])).toBe('help');
     expect(parseServeOptions(['-h'])).toBe('help');
+    for (const flag of [
+      '--port',
+      '--host',
+      '--db',
+      '--fixtures',
+      '--no-demo',
+      '--control-token',
+      '--allow-loopback-webhooks',
+      '--help',
+    ]) {
+      expect(SERVE_HELP).toContain(flag);
+    }
   });
 });

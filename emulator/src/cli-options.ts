@@ -1,19 +1,47 @@
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-/** The options of `mailtwin serve`, named in the contract issue and kept for every later one. */
+/** The demo data `mailtwin serve` starts with unless told otherwise. */
+export const DEFAULT_FIXTURES = fileURLToPath(new URL('../../fixtures/demo.json', import.meta.url));
+
+/** The options of `mailtwin serve`; the flag names are a contract and are kept for every release. */
 export interface ServeOptions {
   port: number;
   host: string;
+  /** A database file (absolute path), or null for an in-memory database. */
+  db: string | null;
+  /** The fixture file to load into an empty store (absolute path), or null with `--no-demo`. */
+  fixtures: string | null;
+  /** The control plane's bearer token; undefined means a random one. */
+  controlToken: string | undefined;
+  /** Lets webhooks target loopback addresses, for a receiver on the same machine. */
+  allowLoopbackWebhooks: boolean;
 }
 
 export const SERVE_HELP = `Usage: mailtwin serve [options]
 
-Starts the Email Service API emulator and prints KEY=value lines a script can read.
+Starts the Email Service API emulator, loads the demo data into an empty store, and prints
+the addresses to use, ending with KEY=value lines a script can read (MAILTWIN_BASE_URL,
+MAILTWIN_API_KEY, MAILTWIN_CONTROL_URL, MAILTWIN_CONTROL_TOKEN).
 
 Options:
-  --port <n>     TCP port (default 4025; 0 picks a free port, printed in the banner)
-  --host <addr>  Address to listen on (default 127.0.0.1)
-  -h, --help     Show this help
+  --port <n>                 TCP port (default 4025; 0 picks a free port, printed in the banner)
+  --host <addr>              Address to listen on (default 127.0.0.1)
+  --db <path>                Keep data in this SQLite file (default: in memory, lost on exit).
+                             A file that already holds data is used as is; the demo is loaded
+                             only into an empty store
+  --fixtures <path>          Fixture to load into an empty store (default: the bundled
+                             fixtures/demo.json; format: fixtures/fixture.schema.json)
+  --no-demo                  Start empty: load no fixture
+  --control-token <token>    Bearer token of the control plane /_mailtwin/v1 (default: random,
+                             printed in the banner)
+  --allow-loopback-webhooks  Accept webhook targets on loopback addresses, for a receiver
+                             running on this machine
+  -h, --help                 Show this help
+
+Exit status: 2 on bad configuration (a bad flag, an unreadable or invalid fixture, a database
+that cannot be opened, a port that cannot be listened on), with the reason on stderr.
 `;
 
 export const MAIN_HELP = `Usage: mailtwin <command> [options]
@@ -28,8 +56,11 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
-/** Parses `mailtwin serve` arguments; throws UsageError with a reason on bad input. */
-export function parseServeOptions(argv: string[]): ServeOptions | 'help' {
+/** Parses `mailtwin serve` arguments; throws UsageError with a one-line reason on bad input. */
+export function parseServeOptions(
+  argv: string[],
+  cwd: string = process.cwd(),
+): ServeOptions | 'help' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -39,18 +70,46 @@ export function parseServeOptions(argv: string[]): ServeOptions | 'help' {
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        db: { type: 'string' },
+        fixtures: { type: 'string' },
+        'no-demo': { type: 'boolean' },
+        'control-token': { type: 'string' },
+        'allow-loopback-webhooks': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(describeParseError(error as Error & { code?: string }));
   }
   const { values } = parsed;
   if (values.help) return 'help';
+  if (values['no-demo'] && values.fixtures !== undefined) {
+    throw new UsageError('--no-demo and --fixtures cannot be used together');
+  }
   return {
     port: parsePort(values.port ?? '4025'),
-    host: values.host ?? '127.0.0.1',
+    host: requireValue('--host', values.host ?? '127.0.0.1'),
+    db:
+      values.db === undefined || values.db === ':memory:'
+        ? null
+        : resolve(cwd, requireValue('--db', values.db)),
+    fixtures: values['no-demo']
+      ? null
+      : values.fixtures === undefined
+        ? DEFAULT_FIXTURES
+        : resolve(cwd, requireValue('--fixtures', values.fixtures)),
+    controlToken:
+      values['control-token'] === undefined ? undefined : parseToken(values['control-token']),
+    allowLoopbackWebhooks: values['allow-loopback-webhooks'] ?? false,
   };
+}
+
+function describeParseError(error: Error & { code?: string }): string {
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const option = /'([^']+)'/.exec(error.message)?.[1];
+    if (option !== undefined) return `unknown option ${option} (see mailtwin serve --help)`;
+  }
+  return error.message.replace(/\s+/g, ' ').trim();
 }
 
 function parsePort(raw: string): number {
@@ -58,4 +117,19 @@ function parsePort(raw: string): number {
     throw new UsageError(`--port must be an integer from 0 to 65535, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function requireValue(flag: string, raw: string): string {
+  if (raw.trim() === '') throw new UsageError(`${flag} needs a value`);
+  return raw;
+}
+
+/** RFC 6750 b64token, so the token can be sent as `Authorization: Bearer <token>` unchanged. */
+function parseToken(raw: string): string {
+  if (!/^[A-Za-z0-9._~+/-]+=*$/.test(raw)) {
+    throw new UsageError(
+      '--control-token must be letters, digits and . _ ~ + / - (it is sent as a Bearer token)',
+    );
+  }
+  return raw;
 }

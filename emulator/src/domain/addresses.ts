@@ -13,7 +13,9 @@ const ADDRESS = new RegExp(`^${LOCAL}@${DOMAIN}$`);
 const NAMED = /^\s*(.*?)\s*<([^<>]+)>\s*$/s;
 
 export function isValidAddress(address: string): boolean {
-  return address.length <= 254 && ADDRESS.test(address) && (address.split('@')[0]?.length ?? 0) <= 64;
+  return (
+    address.length <= 254 && ADDRESS.test(address) && (address.split('@')[0]?.length ?? 0) <= 64
+  );
 }
 
 /** Parses `address` or `Name <address>`; undefined when it is not one of those. */
@@ -22,7 +24,8 @@ export function parseAddress(input: string): Address | undefined {
   const rawAddress = (named ? named[2] : input)?.trim() ?? '';
   if (!isValidAddress(rawAddress)) return undefined;
   let name = named ? (named[1] ?? '').trim() : '';
-  if (name.startsWith('"') && name.endsWith('"') && name.length >= 2) name = name.slice(1, -1).replace(/\\(.)/g, '$1');
+  if (name.startsWith('"') && name.endsWith('"') && name.length >= 2)
+    name = name.slice(1, -1).replace(/\\(.)/g, '$1');
   if (/[\r\n]/.test(name)) return undefined;
   return { address: rawAddress.toLowerCase(), name: name === '' ? null : name };
 }

@@ -13,7 +13,8 @@ export function hashSecret(secret: string): Buffer {
 
 export function composeKeySecret(lookup: string, random: string): string {
   const secret = `sk-${lookup}_${random}`;
-  if (!KEY_PATTERN.test(secret)) throw new Error('lookup must be 12 and random 32 base62 characters');
+  if (!KEY_PATTERN.test(secret))
+    throw new Error('lookup must be 12 and random 32 base62 characters');
   return secret;
 }
 

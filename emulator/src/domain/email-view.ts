@@ -1,7 +1,7 @@
-import type { Email } from './types.ts';
+import type { Email, EmailSummary } from './types.ts';
 
 /** The spec's EmailSummary (D-3): what `GET /emails` lists. */
-export function emailSummary(email: Email) {
+export function emailSummary(email: EmailSummary) {
   return {
     id: email.id,
     mailbox: email.mailbox,
@@ -42,5 +42,7 @@ export function snippetOf(text: string | null): string {
   if (text === null) return '';
   const collapsed = text.replace(/\s+/g, ' ').trim();
   const codePoints = [...collapsed];
-  return codePoints.length <= SNIPPET_LENGTH ? collapsed : codePoints.slice(0, SNIPPET_LENGTH).join('');
+  return codePoints.length <= SNIPPET_LENGTH
+    ? collapsed
+    : codePoints.slice(0, SNIPPET_LENGTH).join('');
 }

@@ -8,7 +8,17 @@ export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
 
 const KNOWN_PARAMS = new Set([
-  'mailbox', 'folder', 'q', 'from', 'subject', 'read', 'starred', 'dateFrom', 'dateTo', 'limit', 'cursor',
+  'mailbox',
+  'folder',
+  'q',
+  'from',
+  'subject',
+  'read',
+  'starred',
+  'dateFrom',
+  'dateTo',
+  'limit',
+  'cursor',
 ]);
 
 export interface ListQuery {
@@ -20,7 +30,15 @@ export interface ListQuery {
 }
 
 const MAX_LENGTHS: Record<string, number> = {
-  mailbox: 320, q: 500, from: 320, subject: 998, dateFrom: 64, dateTo: 64, cursor: 1024, folder: 32, limit: 16,
+  mailbox: 320,
+  q: 500,
+  from: 320,
+  subject: 998,
+  dateFrom: 64,
+  dateTo: 64,
+  cursor: 1024,
+  folder: 32,
+  limit: 16,
 };
 
 /**
@@ -29,28 +47,36 @@ const MAX_LENGTHS: Record<string, number> = {
  */
 export function parseListQuery(params: Record<string, string[]>): ListQuery {
   for (const [name, values] of Object.entries(params)) {
-    if (!KNOWN_PARAMS.has(name)) throw new ApiError('invalid_field', `Unknown query parameter "${name}".`, name);
+    if (!KNOWN_PARAMS.has(name))
+      throw new ApiError('invalid_field', `Unknown query parameter "${name}".`, name);
     if (values.length > 1) throw new ApiError('invalid_field', `Give "${name}" once.`, name);
     const max = MAX_LENGTHS[name] ?? 1024;
-    if ((values[0] ?? '').length > max) throw new ApiError('invalid_field', `${name} is longer than ${max} characters.`, name);
+    if ((values[0] ?? '').length > max)
+      throw new ApiError('invalid_field', `${name} is longer than ${max} characters.`, name);
   }
   const one = (name: string) => params[name]?.[0];
 
   const mailbox = one('mailbox');
-  if (mailbox === undefined || mailbox === '') throw new ApiError('missing_field', 'mailbox is required.', 'mailbox');
+  if (mailbox === undefined || mailbox === '')
+    throw new ApiError('missing_field', 'mailbox is required.', 'mailbox');
 
   const filter: EmailFilter = { mailbox: mailbox.toLowerCase() };
   const folder = one('folder');
   if (folder !== undefined) {
     if (!(FOLDERS as readonly string[]).includes(folder)) {
-      throw new ApiError('invalid_folder', `Unknown folder "${folder}"; use one of ${FOLDERS.join(', ')}.`, 'folder');
+      throw new ApiError(
+        'invalid_folder',
+        `Unknown folder "${folder}"; use one of ${FOLDERS.join(', ')}.`,
+        'folder',
+      );
     }
     filter.folder = folder as Folder;
   }
   const q = one('q');
   if (q !== undefined) {
     const match = ftsMatchExpression(q);
-    if (match === undefined) throw new ApiError('invalid_field', 'q has no word to search for.', 'q');
+    if (match === undefined)
+      throw new ApiError('invalid_field', 'q has no word to search for.', 'q');
     filter.match = match;
   }
   for (const name of ['from', 'subject'] as const) {
@@ -67,7 +93,11 @@ export function parseListQuery(params: Record<string, string[]>): ListQuery {
   const dateTo = one('dateTo');
   if (dateFrom !== undefined) filter.receivedFrom = parseTimestampParam('dateFrom', dateFrom);
   if (dateTo !== undefined) filter.receivedBefore = parseTimestampParam('dateTo', dateTo);
-  if (filter.receivedFrom !== undefined && filter.receivedBefore !== undefined && filter.receivedBefore < filter.receivedFrom) {
+  if (
+    filter.receivedFrom !== undefined &&
+    filter.receivedBefore !== undefined &&
+    filter.receivedBefore < filter.receivedFrom
+  ) {
     throw new ApiError('invalid_field', 'dateTo must not be earlier than dateFrom.', 'dateTo');
   }
 
@@ -84,7 +114,8 @@ function parseLimit(raw: string | undefined): number {
     throw new ApiError('invalid_field', 'limit must be an integer from 1 to 100.', 'limit');
   }
   const limit = Number(raw);
-  if (limit > MAX_PAGE_SIZE) throw new ApiError('limit_too_large', `limit must be at most ${MAX_PAGE_SIZE}.`, 'limit');
+  if (limit > MAX_PAGE_SIZE)
+    throw new ApiError('limit_too_large', `limit must be at most ${MAX_PAGE_SIZE}.`, 'limit');
   return limit;
 }
 
@@ -95,11 +126,15 @@ function fingerprintOf(filter: EmailFilter): string {
 
 /** An opaque cursor: the last item's position and the query's fingerprint (D-16). */
 export function encodeCursor(position: ListPosition, fingerprint: string): string {
-  return Buffer.from(JSON.stringify([position.receivedAt, position.id, fingerprint]), 'utf8').toString('base64url');
+  return Buffer.from(
+    JSON.stringify([position.receivedAt, position.id, fingerprint]),
+    'utf8',
+  ).toString('base64url');
 }
 
 function decodeCursor(cursor: string, fingerprint: string): ListPosition {
-  const invalid = (why: string) => new ApiError('invalid_cursor', `cursor is not valid: ${why}`, 'cursor');
+  const invalid = (why: string) =>
+    new ApiError('invalid_cursor', `cursor is not valid: ${why}`, 'cursor');
   if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid('pass back nextCursor unchanged.');
   let decoded: unknown;
   try {
@@ -107,7 +142,10 @@ function decodeCursor(cursor: string, fingerprint: string): ListPosition {
   } catch {
     throw invalid('pass back nextCursor unchanged.');
   }
-  const parts = Array.isArray(decoded) && decoded.every((p) => typeof p === 'string') ? (decoded as string[]) : [];
+  const parts =
+    Array.isArray(decoded) && decoded.every((p) => typeof p === 'string')
+      ? (decoded as string[])
+      : [];
   const [receivedAt, id, boundTo] = parts;
   if (
     parts.length !== 3 ||
@@ -117,6 +155,7 @@ function decodeCursor(cursor: string, fingerprint: string): ListPosition {
   ) {
     throw invalid('pass back nextCursor unchanged.');
   }
-  if (boundTo !== fingerprint) throw invalid('it belongs to a query with other mailbox or filters.');
+  if (boundTo !== fingerprint)
+    throw invalid('it belongs to a query with other mailbox or filters.');
   return { receivedAt, id };
 }

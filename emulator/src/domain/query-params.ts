@@ -7,7 +7,8 @@ export function parseBooleanParam(name: string, raw: string): boolean {
   throw new ApiError('invalid_field', `${name} must be true or false.`, name);
 }
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 const FULL_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /**
@@ -24,7 +25,12 @@ export function parseTimestampParam(name: string, raw: string): string {
   const date = dateTime ?? FULL_DATE.exec(raw);
   if (date === null) throw invalid;
   const [, y, mo, d, h = '00', mi = '00', s = '00'] = date;
-  if (!validCalendarDate(Number(y), Number(mo), Number(d)) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) {
+  if (
+    !validCalendarDate(Number(y), Number(mo), Number(d)) ||
+    Number(h) > 23 ||
+    Number(mi) > 59 ||
+    Number(s) > 59
+  ) {
     throw invalid;
   }
   const normalized = dateTime === null ? `${raw}T00:00:00Z` : raw;

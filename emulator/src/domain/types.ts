@@ -52,6 +52,23 @@ export interface MessageAttachment {
   size: number;
 }
 
+/** What a list shows of an email (D-3). */
+export type EmailSummary = Pick<
+  Email,
+  | 'id'
+  | 'mailbox'
+  | 'folder'
+  | 'read'
+  | 'starred'
+  | 'from'
+  | 'to'
+  | 'cc'
+  | 'subject'
+  | 'snippet'
+  | 'receivedAt'
+  | 'attachmentCount'
+>;
+
 /** One copy of a message in one mailbox (§2.3). */
 export interface Email {
   id: string;
@@ -75,7 +92,7 @@ export interface Email {
   receivedAt: string;
   sentAt: string | null;
   attachmentCount: number;
-  /** The message's own attachments; empty in list results, which carry only the count. */
+  /** The message's own attachments. */
   attachments: MessageAttachment[];
 }
 
@@ -114,4 +131,3 @@ export interface ListPosition {
   receivedAt: string;
   id: string;
 }
-

@@ -27,7 +27,8 @@ export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
     const bearer = header === undefined ? undefined : /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1];
     if (bearer === undefined) {
       const query = new URL(c.req.url).searchParams;
-      const misplaced = KEY_ELSEWHERE.some((name) => query.has(name)) || c.req.header('x-api-key') !== undefined;
+      const misplaced =
+        KEY_ELSEWHERE.some((name) => query.has(name)) || c.req.header('x-api-key') !== undefined;
       throw new ApiError(
         'missing_api_key',
         misplaced
@@ -39,7 +40,13 @@ export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
     const found = lookup === undefined ? undefined : store.directory.findKeyByLookup(lookup);
     const matches = secretMatches(bearer, found?.secretHash);
     const owner = found === undefined ? undefined : store.directory.getOwner(found.key.ownerId);
-    if (!matches || found === undefined || found.key.disabled || owner === undefined || owner.disabled) {
+    if (
+      !matches ||
+      found === undefined ||
+      found.key.disabled ||
+      owner === undefined ||
+      owner.disabled
+    ) {
       throw new ApiError('invalid_api_key', 'The API key is not valid.');
     }
     const grants = store.directory.grantedMailboxes(owner.id);

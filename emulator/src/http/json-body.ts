@@ -13,7 +13,10 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
  */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
   if (!isJsonMediaType(c.req.header('content-type'))) {
-    throw new ApiError('unsupported_media_type', 'Send the body with Content-Type application/json.');
+    throw new ApiError(
+      'unsupported_media_type',
+      'Send the body with Content-Type application/json.',
+    );
   }
   const text = await c.req.text();
   let value: unknown;

@@ -36,9 +36,19 @@ export class RequestValidator {
 
 /** `/cc/3` → `cc[3]`, `/variables/name` → `variables.name`. */
 export function fieldPath(pointer: string, child?: string): string {
-  const parts = pointer.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
-  return parts.reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`), '');
+  // An empty member name still has to be named: the Error schema wants a non-empty field.
+  return parts
+    .map((p) => (p === '' ? '""' : p))
+    .reduce(
+      (path, part) =>
+        /^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`,
+      '',
+    );
 }
 
 /** Limits of §8 that a schema keyword expresses, answered with the limit's own code. */
@@ -54,7 +64,8 @@ function toApiError(errors: ErrorObject[]): ApiError {
     .filter((e) => e.keyword === 'additionalProperties')
     .map((e) => fieldPath(e.instancePath, String(e.params.additionalProperty)))
     .sort();
-  if (unknown[0] !== undefined) return new ApiError('unknown_field', `Unknown field "${unknown[0]}".`, unknown[0]);
+  if (unknown[0] !== undefined)
+    return new ApiError('unknown_field', `Unknown field "${unknown[0]}".`, unknown[0]);
 
   const missing = errors.find((e) => e.keyword === 'required');
   if (missing !== undefined) {
@@ -62,17 +73,28 @@ function toApiError(errors: ErrorObject[]): ApiError {
     return new ApiError('missing_field', `${field} is required.`, field);
   }
   const empty = errors.find((e) => e.keyword === 'minProperties' && e.instancePath === '');
-  if (empty !== undefined) return new ApiError('missing_field', 'Give at least one field to change.');
+  if (empty !== undefined)
+    return new ApiError('missing_field', 'Give at least one field to change.');
 
   // The innermost problem is the most specific; ajv lists them as it meets them.
-  const error = errors.find((e) => !['anyOf', 'oneOf', 'allOf', 'if'].includes(e.keyword)) ?? errors[0];
+  const error =
+    errors.find((e) => !['anyOf', 'oneOf', 'allOf', 'if'].includes(e.keyword)) ?? errors[0];
   if (error === undefined) return new ApiError('invalid_field', 'The body is not valid.');
   const field = fieldPath(error.instancePath);
   const limit = LIMIT_CODES[`${error.keyword} ${field}`];
-  if (limit !== undefined) return new ApiError(limit, `${field} ${error.message ?? 'is too long'}.`, field);
+  if (limit !== undefined)
+    return new ApiError(limit, `${field} ${error.message ?? 'is too long'}.`, field);
   if (error.keyword === 'enum' && field === 'folder') {
-    return new ApiError('invalid_folder', `Unknown folder; use one of ${(error.params.allowedValues as string[]).join(', ')}.`, field);
+    return new ApiError(
+      'invalid_folder',
+      `Unknown folder; use one of ${(error.params.allowedValues as string[]).join(', ')}.`,
+      field,
+    );
   }
   const where = field === '' ? 'The body' : field;
-  return new ApiError('invalid_field', `${where} ${error.message ?? 'is not valid'}.`, field === '' ? undefined : field);
+  return new ApiError(
+    'invalid_field',
+    `${where} ${error.message ?? 'is not valid'}.`,
+    field === '' ? undefined : field,
+  );
 }

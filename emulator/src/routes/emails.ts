@@ -13,7 +13,11 @@ function emailInScope(c: Context<ApiEnv>, store: Store): Email {
   const id = c.req.param('emailId') ?? '';
   const email = id.length > 128 ? undefined : store.emails.get(id);
   if (email === undefined || !c.get('access').mailboxes.has(email.mailbox)) {
-    throw new ApiError('email_not_found', `No email ${id.slice(0, 128)} is available to this key.`, 'emailId');
+    throw new ApiError(
+      'email_not_found',
+      `No email ${id.slice(0, 128)} is available to this key.`,
+      'emailId',
+    );
   }
   return email;
 }
@@ -25,7 +29,11 @@ export function emailRoutes(store: Store, validator: RequestValidator): Hono<Api
   app.get('/', (c) => {
     const query = parseListQuery(c.req.queries());
     if (!c.get('access').mailboxes.has(query.filter.mailbox)) {
-      throw new ApiError('mailbox_not_found', `No mailbox ${query.filter.mailbox} is available to this key.`, 'mailbox');
+      throw new ApiError(
+        'mailbox_not_found',
+        `No mailbox ${query.filter.mailbox} is available to this key.`,
+        'mailbox',
+      );
     }
     const page = store.emails.list(query.filter, query.limit, query.after);
     const last = page.emails.at(-1);

@@ -5,7 +5,13 @@ import type { Ids } from '../ids.ts';
 import { parseAddress } from '../domain/addresses.ts';
 import { snippetOf } from '../domain/email-view.ts';
 import { parseTimestampParam } from '../domain/query-params.ts';
-import { FOLDERS, type Address, type Email, type Folder, type NewAttachment } from '../domain/types.ts';
+import {
+  FOLDERS,
+  type Address,
+  type Email,
+  type Folder,
+  type NewAttachment,
+} from '../domain/types.ts';
 import type { Store } from '../store/store.ts';
 import { requireText } from './directory-service.ts';
 
@@ -39,6 +45,31 @@ export interface Placement {
   receivedAt?: string;
 }
 
+/** What a message says, whichever form it came in; the mailbox's copy adds the rest. */
+type MessageContent = Pick<
+  Email,
+  | 'from'
+  | 'to'
+  | 'cc'
+  | 'replyTo'
+  | 'subject'
+  | 'text'
+  | 'html'
+  | 'sentAt'
+  | 'inReplyTo'
+  | 'references'
+> & {
+  messageId: string | undefined;
+};
+
+/** A raw message parsed by `InboundService.parseRaw`, not yet delivered anywhere. */
+export interface ParsedMessage {
+  content: MessageContent;
+  /** Attachments without IDs: each delivery gives its copy its own (D-33). */
+  attachments: Omit<NewAttachment, 'id'>[];
+  raw: Uint8Array;
+}
+
 /**
  * New email reaching a mailbox from outside (§6.1 "a new email reaches a mailbox"): injected as
  * JSON fields or as a raw RFC 822 message parsed with mailparser, attachments included.
@@ -54,7 +85,8 @@ export class InboundService {
   injectJson(input: InboundEmail): Email {
     const addresses = (list: unknown, field: string): Address[] => {
       if (list === undefined) return [];
-      if (!Array.isArray(list)) throw new ApiError('invalid_field', `${field} must be an array of addresses.`, field);
+      if (!Array.isArray(list))
+        throw new ApiError('invalid_field', `${field} must be an array of addresses.`, field);
       return list.map((entry, i) => requireAddress(entry, `${field}[${i}]`));
     };
     const text = optionalText(input.text, 'text');
@@ -62,17 +94,29 @@ export class InboundService {
     const attachments = (input.attachments ?? []).map((a, i): NewAttachment => {
       const field = `attachments[${i}]`;
       const base64 = requireText(a?.contentBase64, `${field}.contentBase64`, 64 * 1024 * 1024);
-      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64)) throw new ApiError('invalid_field', 'contentBase64 is not base64.', `${field}.contentBase64`);
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64))
+        throw new ApiError(
+          'invalid_field',
+          'contentBase64 is not base64.',
+          `${field}.contentBase64`,
+        );
       return {
         id: this.ids.uuid(),
         name: requireText(a.name, `${field}.name`, 255),
-        contentType: a.contentType === undefined ? 'application/octet-stream' : requireText(a.contentType, `${field}.contentType`, 255),
+        contentType:
+          a.contentType === undefined
+            ? 'application/octet-stream'
+            : requireText(a.contentType, `${field}.contentType`, 255),
         bytes: Buffer.from(base64, 'base64'),
       };
     });
     const references = input.references ?? [];
     if (!Array.isArray(references) || !references.every((r) => typeof r === 'string')) {
-      throw new ApiError('invalid_field', 'references must be an array of message ids.', 'references');
+      throw new ApiError(
+        'invalid_field',
+        'references must be an array of message ids.',
+        'references',
+      );
     }
     return this.store.transaction(() =>
       this.deliver(
@@ -88,7 +132,8 @@ export class InboundService {
           to: addresses(input.to, 'to'),
           cc: addresses(input.cc, 'cc'),
           replyTo: addresses(input.replyTo, 'replyTo'),
-          subject: input.subject === undefined ? '' : requireTextAllowEmpty(input.subject, 'subject', 998),
+          subject:
+            input.subject === undefined ? '' : requireTextAllowEmpty(input.subject, 'subject', 998),
           text: text ?? null,
           html: html ?? null,
           sentAt: input.sentAt == null ? null : parseTimestampParam('sentAt', input.sentAt),
@@ -103,54 +148,79 @@ export class InboundService {
 
   /** Parses a raw RFC 822 message with mailparser and delivers it, attachments included. */
   async injectRaw(raw: Uint8Array, placement: Placement): Promise<Email> {
+    return this.deliverParsed(await this.parseRaw(raw), placement);
+  }
+
+  /**
+   * The asynchronous half of `injectRaw`: parses with mailparser and stores nothing, so a caller
+   * (the fixture loader) can parse every message first and then write them all in one transaction.
+   */
+  async parseRaw(raw: Uint8Array): Promise<ParsedMessage> {
     if (raw.length === 0) throw new ApiError('invalid_field', 'The message is empty.', 'body');
     const parsed = await simpleParser(Buffer.from(raw));
     const first = (value: AddressObject | AddressObject[] | undefined): Address[] =>
       (Array.isArray(value) ? value : value ? [value] : [])
         .flatMap((group) => group.value)
         .filter((a) => typeof a.address === 'string' && a.address !== '')
-        .map((a) => ({ address: (a.address as string).toLowerCase(), name: a.name === '' ? null : a.name }));
+        .map((a) => ({
+          address: (a.address as string).toLowerCase(),
+          name: a.name === '' ? null : a.name,
+        }));
     const from = first(parsed.from)[0];
-    if (from === undefined) throw new ApiError('invalid_field', 'The message has no From address.', 'body');
-    const references = parsed.references === undefined ? [] : Array.isArray(parsed.references) ? parsed.references : [parsed.references];
-    const attachments = parsed.attachments.map((a, i) => ({
-      id: this.ids.uuid(),
-      name: a.filename ?? `attachment-${i + 1}`,
-      contentType: a.contentType || 'application/octet-stream',
-      bytes: a.content,
-    }));
+    if (from === undefined)
+      throw new ApiError('invalid_field', 'The message has no From address.', 'body');
+    const references =
+      parsed.references === undefined
+        ? []
+        : Array.isArray(parsed.references)
+          ? parsed.references
+          : [parsed.references];
+    return {
+      content: {
+        from,
+        to: first(parsed.to),
+        cc: first(parsed.cc),
+        replyTo: first(parsed.replyTo),
+        subject: parsed.subject ?? '',
+        text: parsed.text ?? null,
+        html: typeof parsed.html === 'string' ? parsed.html : null,
+        sentAt:
+          parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.toISOString() : null,
+        messageId: parsed.messageId,
+        inReplyTo: parsed.inReplyTo ?? null,
+        references,
+      },
+      attachments: parsed.attachments.map((a, i) => ({
+        name: a.filename ?? `attachment-${i + 1}`,
+        contentType: a.contentType || 'application/octet-stream',
+        bytes: a.content,
+      })),
+      raw,
+    };
+  }
+
+  /**
+   * The synchronous half of `injectRaw`: delivers a message `parseRaw` returned, in one
+   * transaction (nested in the caller's, if any). Attachment IDs are made here, per delivery.
+   */
+  deliverParsed(message: ParsedMessage, placement: Placement): Email {
+    const attachments = message.attachments.map((a) => ({ id: this.ids.uuid(), ...a }));
     return this.store.transaction(() =>
-      this.deliver(
-        placement,
-        {
-          from,
-          to: first(parsed.to),
-          cc: first(parsed.cc),
-          replyTo: first(parsed.replyTo),
-          subject: parsed.subject ?? '',
-          text: parsed.text ?? null,
-          html: typeof parsed.html === 'string' ? parsed.html : null,
-          sentAt: parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.toISOString() : null,
-          messageId: parsed.messageId,
-          inReplyTo: parsed.inReplyTo ?? null,
-          references,
-        },
-        attachments,
-        raw,
-      ),
+      this.deliver(placement, message.content, attachments, message.raw),
     );
   }
 
   private deliver(
     placement: Placement,
-    content: Pick<Email, 'from' | 'to' | 'cc' | 'replyTo' | 'subject' | 'text' | 'html' | 'sentAt' | 'inReplyTo' | 'references'> & {
-      messageId: string | undefined;
-    },
+    content: MessageContent,
     attachments: NewAttachment[],
     raw?: Uint8Array,
   ): Email {
-    const mailbox = this.store.directory.getMailbox(requireText(placement.mailbox, 'mailbox', 254).toLowerCase());
-    if (mailbox === undefined) throw new ApiError('mailbox_not_found', `No mailbox ${placement.mailbox}.`, 'mailbox');
+    const mailbox = this.store.directory.getMailbox(
+      requireText(placement.mailbox, 'mailbox', 254).toLowerCase(),
+    );
+    if (mailbox === undefined)
+      throw new ApiError('mailbox_not_found', `No mailbox ${placement.mailbox}.`, 'mailbox');
     const folder = placement.folder ?? 'inbox';
     if (!(FOLDERS as readonly string[]).includes(folder)) {
       throw new ApiError('invalid_folder', `Unknown folder "${folder}".`, 'folder');
@@ -161,7 +231,18 @@ export class InboundService {
       }
     }
     const now = this.clock.now();
-    const receivedAt = placement.receivedAt === undefined ? now.toISOString() : parseTimestampParam('receivedAt', placement.receivedAt);
+    const receivedAt =
+      placement.receivedAt === undefined
+        ? now.toISOString()
+        : parseTimestampParam('receivedAt', placement.receivedAt);
+    // D-17: receivedAt is never in the future, so new mail always sorts before any cursor.
+    if (receivedAt > now.toISOString()) {
+      throw new ApiError(
+        'invalid_field',
+        'receivedAt must not be later than the emulator clock (GET /clock).',
+        'receivedAt',
+      );
+    }
     const id = this.ids.emailId(now);
     const email: Email = {
       id,
@@ -192,18 +273,26 @@ export class InboundService {
 function requireAddress(value: unknown, field: string): Address {
   const text = requireText(value, field, 400);
   const address = parseAddress(text);
-  if (address === undefined) throw new ApiError('invalid_address', `${text} is not an email address.`, field);
+  if (address === undefined)
+    throw new ApiError('invalid_address', `${text} is not an email address.`, field);
   return address;
 }
 
 function optionalText(value: unknown, field: string): string | null | undefined {
   if (value === undefined || value === null) return value;
-  if (typeof value !== 'string') throw new ApiError('invalid_field', `${field} must be a string.`, field);
+  if (typeof value !== 'string')
+    throw new ApiError('invalid_field', `${field} must be a string.`, field);
   return value;
 }
 
 function requireTextAllowEmpty(value: unknown, field: string, maxLength: number): string {
-  if (typeof value !== 'string') throw new ApiError('invalid_field', `${field} must be a string.`, field);
-  if ([...value].length > maxLength) throw new ApiError('subject_too_long', `${field} is longer than ${maxLength} characters.`, field);
+  if (typeof value !== 'string')
+    throw new ApiError('invalid_field', `${field} must be a string.`, field);
+  if ([...value].length > maxLength)
+    throw new ApiError(
+      'subject_too_long',
+      `${field} is longer than ${maxLength} characters.`,
+      field,
+    );
   return value;
 }

@@ -24,7 +24,9 @@ export function migrate(db: Database.Database): string[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const applied = new Set(
-    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map(
+      (r) => r.version,
+    ),
   );
   const files = readdirSync(MIGRATIONS_DIR)
     .filter((f) => /^\d{3}_[a-z0-9_]+\.sql$/.test(f))

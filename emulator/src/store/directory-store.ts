@@ -1,5 +1,13 @@
 import type Database from 'better-sqlite3';
-import type { ApiKey, Mailbox, Owner, Scope, StoredKeySecret, Suppression } from '../domain/types.ts';
+import { Statements } from './statements.ts';
+import type {
+  ApiKey,
+  Mailbox,
+  Owner,
+  Scope,
+  StoredKeySecret,
+  Suppression,
+} from '../domain/types.ts';
 
 interface OwnerRow {
   id: string;
@@ -24,76 +32,101 @@ interface KeyRow {
   secret_hash: Buffer;
 }
 
-const toOwner = (r: OwnerRow): Owner => ({ id: r.id, name: r.name, disabled: r.disabled === 1, createdAt: r.created_at });
-const toMailbox = (r: MailboxRow): Mailbox => ({ address: r.address, domain: r.domain, displayName: r.display_name });
+const toOwner = (r: OwnerRow): Owner => ({
+  id: r.id,
+  name: r.name,
+  disabled: r.disabled === 1,
+  createdAt: r.created_at,
+});
+const toMailbox = (r: MailboxRow): Mailbox => ({
+  address: r.address,
+  domain: r.domain,
+  displayName: r.display_name,
+});
 
 /**
  * Owners, domains, mailboxes, grants, API keys and suppressions: who may touch what.
  * Plain values in and out; callers validate before they write.
  */
 export class DirectoryStore {
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: Statements;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = new Statements(db);
+  }
 
   createOwner(owner: Owner): Owner {
-    this.db
-      .prepare('INSERT INTO owners (id, name, disabled, created_at) VALUES (?, ?, ?, ?)')
+    this.sql
+      .get('INSERT INTO owners (id, name, disabled, created_at) VALUES (?, ?, ?, ?)')
       .run(owner.id, owner.name, owner.disabled ? 1 : 0, owner.createdAt);
     return owner;
   }
 
   getOwner(id: string): Owner | undefined {
-    const row = this.db.prepare('SELECT * FROM owners WHERE id = ?').get(id) as OwnerRow | undefined;
+    const row = this.sql.get('SELECT * FROM owners WHERE id = ?').get(id) as OwnerRow | undefined;
     return row && toOwner(row);
   }
 
   listOwners(): Owner[] {
-    return (this.db.prepare('SELECT * FROM owners ORDER BY created_at, id').all() as OwnerRow[]).map(toOwner);
+    return (this.sql.get('SELECT * FROM owners ORDER BY created_at, id').all() as OwnerRow[]).map(
+      toOwner,
+    );
   }
 
   setOwnerDisabled(id: string, disabled: boolean): Owner | undefined {
-    this.db.prepare('UPDATE owners SET disabled = ? WHERE id = ?').run(disabled ? 1 : 0, id);
+    this.sql.get('UPDATE owners SET disabled = ? WHERE id = ?').run(disabled ? 1 : 0, id);
     return this.getOwner(id);
   }
 
   ensureDomain(name: string): void {
-    this.db.prepare('INSERT OR IGNORE INTO domains (name) VALUES (?)').run(name);
+    this.sql.get('INSERT OR IGNORE INTO domains (name) VALUES (?)').run(name);
   }
 
   listDomains(): string[] {
-    return (this.db.prepare('SELECT name FROM domains ORDER BY name').all() as { name: string }[]).map((r) => r.name);
+    return (this.sql.get('SELECT name FROM domains ORDER BY name').all() as { name: string }[]).map(
+      (r) => r.name,
+    );
   }
 
   createMailbox(mailbox: Mailbox): Mailbox {
     this.ensureDomain(mailbox.domain);
-    this.db
-      .prepare('INSERT INTO mailboxes (address, domain, display_name) VALUES (?, ?, ?)')
+    this.sql
+      .get('INSERT INTO mailboxes (address, domain, display_name) VALUES (?, ?, ?)')
       .run(mailbox.address, mailbox.domain, mailbox.displayName);
     return mailbox;
   }
 
   getMailbox(address: string): Mailbox | undefined {
-    const row = this.db.prepare('SELECT * FROM mailboxes WHERE address = ?').get(address) as MailboxRow | undefined;
+    const row = this.sql.get('SELECT * FROM mailboxes WHERE address = ?').get(address) as
+      MailboxRow | undefined;
     return row && toMailbox(row);
   }
 
   listMailboxes(): Mailbox[] {
-    return (this.db.prepare('SELECT * FROM mailboxes ORDER BY address').all() as MailboxRow[]).map(toMailbox);
+    return (this.sql.get('SELECT * FROM mailboxes ORDER BY address').all() as MailboxRow[]).map(
+      toMailbox,
+    );
   }
 
   grant(ownerId: string, mailbox: string): void {
-    this.db.prepare('INSERT OR IGNORE INTO grants (owner_id, mailbox) VALUES (?, ?)').run(ownerId, mailbox);
+    this.sql
+      .get('INSERT OR IGNORE INTO grants (owner_id, mailbox) VALUES (?, ?)')
+      .run(ownerId, mailbox);
   }
 
   /** Returns whether a grant was removed. */
   revoke(ownerId: string, mailbox: string): boolean {
-    return this.db.prepare('DELETE FROM grants WHERE owner_id = ? AND mailbox = ?').run(ownerId, mailbox).changes > 0;
+    return (
+      this.sql.get('DELETE FROM grants WHERE owner_id = ? AND mailbox = ?').run(ownerId, mailbox)
+        .changes > 0
+    );
   }
 
   /** The owner's granted mailboxes, ordered by address. */
   grantedMailboxes(ownerId: string): Mailbox[] {
     return (
-      this.db
-        .prepare(
+      this.sql
+        .get(
           `SELECT m.* FROM grants g JOIN mailboxes m ON m.address = g.mailbox
            WHERE g.owner_id = ? ORDER BY m.address`,
         )
@@ -103,13 +136,23 @@ export class DirectoryStore {
 
   createKey(key: ApiKey, secret: StoredKeySecret): ApiKey {
     this.db.transaction(() => {
-      this.db
-        .prepare(
+      this.sql
+        .get(
           `INSERT INTO api_keys (id, owner_id, name, scope, scope_domain, lookup, secret_hash, disabled, created_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(key.id, key.ownerId, key.name, key.scope, key.domain, secret.lookup, secret.secretHash, key.disabled ? 1 : 0, key.createdAt);
-      const insert = this.db.prepare('INSERT INTO api_key_mailboxes (key_id, mailbox) VALUES (?, ?)');
+        .run(
+          key.id,
+          key.ownerId,
+          key.name,
+          key.scope,
+          key.domain,
+          secret.lookup,
+          secret.secretHash,
+          key.disabled ? 1 : 0,
+          key.createdAt,
+        );
+      const insert = this.sql.get('INSERT INTO api_key_mailboxes (key_id, mailbox) VALUES (?, ?)');
       for (const mailbox of key.mailboxes) insert.run(key.id, mailbox);
     })();
     return key;
@@ -117,48 +160,57 @@ export class DirectoryStore {
 
   /** The key with this public lookup part and its stored hash, for constant-time comparison. */
   findKeyByLookup(lookup: string): { key: ApiKey; secretHash: Buffer } | undefined {
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE lookup = ?').get(lookup) as KeyRow | undefined;
+    const row = this.sql.get('SELECT * FROM api_keys WHERE lookup = ?').get(lookup) as
+      KeyRow | undefined;
     return row && { key: this.toKey(row), secretHash: row.secret_hash };
   }
 
   getKey(id: string): ApiKey | undefined {
-    const row = this.db.prepare('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
+    const row = this.sql.get('SELECT * FROM api_keys WHERE id = ?').get(id) as KeyRow | undefined;
     return row && this.toKey(row);
   }
 
   listKeys(): ApiKey[] {
-    return (this.db.prepare('SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[]).map((r) => this.toKey(r));
+    return (this.sql.get('SELECT * FROM api_keys ORDER BY created_at, id').all() as KeyRow[]).map(
+      (r) => this.toKey(r),
+    );
   }
 
   setKeyDisabled(id: string, disabled: boolean): ApiKey | undefined {
-    this.db.prepare('UPDATE api_keys SET disabled = ? WHERE id = ?').run(disabled ? 1 : 0, id);
+    this.sql.get('UPDATE api_keys SET disabled = ? WHERE id = ?').run(disabled ? 1 : 0, id);
     return this.getKey(id);
   }
 
   addSuppression(suppression: Suppression): Suppression {
-    this.db
-      .prepare('INSERT OR REPLACE INTO suppressions (address, reason, created_at) VALUES (?, ?, ?)')
+    this.sql
+      .get('INSERT OR REPLACE INTO suppressions (address, reason, created_at) VALUES (?, ?, ?)')
       .run(suppression.address, suppression.reason, suppression.createdAt);
     return suppression;
   }
 
   removeSuppression(address: string): boolean {
-    return this.db.prepare('DELETE FROM suppressions WHERE address = ?').run(address).changes > 0;
+    return this.sql.get('DELETE FROM suppressions WHERE address = ?').run(address).changes > 0;
   }
 
   listSuppressions(): Suppression[] {
     return (
-      this.db.prepare('SELECT * FROM suppressions ORDER BY address').all() as { address: string; reason: string; created_at: string }[]
+      this.sql.get('SELECT * FROM suppressions ORDER BY address').all() as {
+        address: string;
+        reason: string;
+        created_at: string;
+      }[]
     ).map((r) => ({ address: r.address, reason: r.reason, createdAt: r.created_at }));
   }
 
   isSuppressed(address: string): boolean {
-    return this.db.prepare('SELECT 1 FROM suppressions WHERE address = ?').get(address) !== undefined;
+    return this.sql.get('SELECT 1 FROM suppressions WHERE address = ?').get(address) !== undefined;
   }
 
   private toKey(row: KeyRow): ApiKey {
     const mailboxes = (
-      this.db.prepare('SELECT mailbox FROM api_key_mailboxes WHERE key_id = ? ORDER BY mailbox').all(row.id) as { mailbox: string }[]
+      this.sql
+        .get('SELECT mailbox FROM api_key_mailboxes WHERE key_id = ? ORDER BY mailbox')
+        .all(row.id) as { mailbox: string }[]
     ).map((r) => r.mailbox);
     return {
       id: row.id,

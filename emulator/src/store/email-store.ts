@@ -1,6 +1,16 @@
 import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { Address, Email, EmailFilter, Folder, ListPosition, MessageAttachment, NewAttachment } from '../domain/types.ts';
+import { Statements } from './statements.ts';
+import type {
+  Address,
+  Email,
+  EmailFilter,
+  EmailSummary,
+  Folder,
+  ListPosition,
+  MessageAttachment,
+  NewAttachment,
+} from '../domain/types.ts';
 
 interface EmailRow {
   seq: number;
@@ -28,10 +38,9 @@ interface EmailRow {
   attachment_count: number;
 }
 
-const LIST_COLUMNS = `e.seq, e.id, e.mailbox, e.folder, e.read, e.starred, e.from_address, e.from_name,
-  e.to_json, e.cc_json, '[]' AS bcc_json, '[]' AS reply_to_json, e.subject, e.snippet, NULL AS text_body,
-  NULL AS html_body, NULL AS preheader, e.message_id, NULL AS in_reply_to, '[]' AS references_json,
-  e.received_at, NULL AS sent_at, e.attachment_count`;
+/** Only what a summary needs (D-3): list pages read nothing else. */
+const LIST_COLUMNS = `e.id, e.mailbox, e.folder, e.read, e.starred, e.from_address, e.from_name, e.to_json, e.cc_json,
+  e.subject, e.snippet, e.received_at, e.attachment_count`;
 
 function addressesText(addresses: Address[]): string {
   return addresses.map((a) => `${a.name ?? ''} ${a.address}`).join(' ');
@@ -39,17 +48,21 @@ function addressesText(addresses: Address[]): string {
 
 /** The email of every mailbox, its search index, and attachment bytes stored once by hash. */
 export class EmailStore {
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: Statements;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = new Statements(db);
+  }
 
   /** Stores a new email with its attachments, atomically. */
   insert(email: Email, attachments: NewAttachment[] = [], raw?: Uint8Array): void {
     this.db.transaction(() => {
-      const { lastInsertRowid } = this.db
-        .prepare(
+      const { lastInsertRowid } = this.sql
+        .get(
           `INSERT INTO emails (id, mailbox, folder, read, starred, from_address, from_name, to_json, cc_json,
-             bcc_json, reply_to_json, subject, snippet, text_body, html_body, preheader, message_id, in_reply_to,
-             references_json, received_at, sent_at, attachment_count, from_search, subject_search, raw)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             bcc_json, reply_to_json, subject, snippet, preheader, message_id, in_reply_to,
+             references_json, received_at, sent_at, attachment_count, from_search, subject_search)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
         .run(
           email.id,
@@ -65,8 +78,6 @@ export class EmailStore {
           JSON.stringify(email.replyTo),
           email.subject,
           email.snippet,
-          email.text,
-          email.html,
           email.preheader,
           email.messageId,
           email.inReplyTo,
@@ -76,10 +87,14 @@ export class EmailStore {
           attachments.length,
           `${email.from.name ?? ''}\u0000${email.from.address}`.toLowerCase(),
           email.subject.toLowerCase(),
-          raw ?? null,
         );
-      this.db
-        .prepare('INSERT INTO emails_fts (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)')
+      this.sql
+        .get('INSERT INTO email_contents (seq, text_body, html_body, raw) VALUES (?, ?, ?, ?)')
+        .run(lastInsertRowid, email.text, email.html, raw ?? null);
+      this.sql
+        .get(
+          'INSERT INTO emails_fts (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)',
+        )
         .run(
           lastInsertRowid,
           email.subject,
@@ -89,18 +104,31 @@ export class EmailStore {
         );
       attachments.forEach((attachment, position) => {
         const sha256 = this.putBlob(attachment.bytes);
-        this.db
-          .prepare(
+        this.sql
+          .get(
             `INSERT INTO message_attachments (id, email_id, position, name, content_type, size, blob_sha256)
              VALUES (?, ?, ?, ?, ?, ?, ?)`,
           )
-          .run(attachment.id, email.id, position, attachment.name, attachment.contentType, attachment.bytes.length, sha256);
+          .run(
+            attachment.id,
+            email.id,
+            position,
+            attachment.name,
+            attachment.contentType,
+            attachment.bytes.length,
+            sha256,
+          );
       });
     })();
   }
 
   get(id: string): Email | undefined {
-    const row = this.db.prepare('SELECT * FROM emails WHERE id = ?').get(id) as EmailRow | undefined;
+    const row = this.sql
+      .get(
+        `SELECT e.*, c.text_body, c.html_body FROM emails e JOIN email_contents c ON c.seq = e.seq
+         WHERE e.id = ?`,
+      )
+      .get(id) as EmailRow | undefined;
     if (row === undefined) return undefined;
     return toEmail(row, this.attachmentsOf(id));
   }
@@ -109,7 +137,11 @@ export class EmailStore {
    * One page, newest first (receivedAt, then id, descending; D-17), strictly after `after`.
    * Returns up to `limit` emails without bodies (summaries) and whether more follow.
    */
-  list(filter: EmailFilter, limit: number, after?: ListPosition): { emails: Email[]; more: boolean } {
+  list(
+    filter: EmailFilter,
+    limit: number,
+    after?: ListPosition,
+  ): { emails: EmailSummary[]; more: boolean } {
     const where = ['e.mailbox = @mailbox'];
     const params: Record<string, string | number> = { mailbox: filter.mailbox, limit: limit + 1 };
     if (filter.folder !== undefined) {
@@ -149,14 +181,14 @@ export class EmailStore {
       params.afterAt = after.receivedAt;
       params.afterId = after.id;
     }
-    const rows = this.db
-      .prepare(
+    const rows = this.sql
+      .get(
         `SELECT ${LIST_COLUMNS} FROM emails e WHERE ${where.join(' AND ')}
          ORDER BY e.received_at DESC, e.id DESC LIMIT @limit`,
       )
-      .all(params) as EmailRow[];
+      .all(params) as SummaryRow[];
     const more = rows.length > limit;
-    return { emails: rows.slice(0, limit).map((row) => toEmail(row, [])), more };
+    return { emails: rows.slice(0, limit).map(toSummary), more };
   }
 
   /** Sets folder, read and starred as given; returns whether the email exists. */
@@ -176,20 +208,23 @@ export class EmailStore {
       params.starred = changes.starred ? 1 : 0;
     }
     if (sets.length === 0) return this.get(id) !== undefined;
-    return this.db.prepare(`UPDATE emails SET ${sets.join(', ')} WHERE id = @id`).run(params).changes > 0;
+    return (
+      this.sql.get(`UPDATE emails SET ${sets.join(', ')} WHERE id = @id`).run(params).changes > 0
+    );
   }
 
   /** Permanent removal (§4.6), with its index entry; blobs still used elsewhere stay. */
   delete(id: string): boolean {
     return this.db.transaction(() => {
-      const row = this.db.prepare('SELECT seq FROM emails WHERE id = ?').get(id) as { seq: number } | undefined;
+      const row = this.sql.get('SELECT seq FROM emails WHERE id = ?').get(id) as
+        { seq: number } | undefined;
       if (row === undefined) return false;
-      const blobs = this.db
-        .prepare('SELECT DISTINCT blob_sha256 AS sha256 FROM message_attachments WHERE email_id = ?')
+      const blobs = this.sql
+        .get('SELECT DISTINCT blob_sha256 AS sha256 FROM message_attachments WHERE email_id = ?')
         .all(id) as { sha256: string }[];
-      this.db.prepare('DELETE FROM emails_fts WHERE rowid = ?').run(row.seq);
-      this.db.prepare('DELETE FROM emails WHERE seq = ?').run(row.seq);
-      const dropUnused = this.db.prepare(
+      this.sql.get('DELETE FROM emails_fts WHERE rowid = ?').run(row.seq);
+      this.sql.get('DELETE FROM emails WHERE seq = ?').run(row.seq);
+      const dropUnused = this.sql.get(
         'DELETE FROM blobs WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM message_attachments WHERE blob_sha256 = ?)',
       );
       for (const { sha256 } of blobs) dropUnused.run(sha256, sha256);
@@ -198,14 +233,25 @@ export class EmailStore {
   }
 
   /** A message attachment's metadata, the mailbox of its email, and its bytes. */
-  attachment(id: string): { attachment: MessageAttachment; mailbox: string; bytes: Buffer } | undefined {
-    const row = this.db
-      .prepare(
+  attachment(
+    id: string,
+  ): { attachment: MessageAttachment; mailbox: string; bytes: Buffer } | undefined {
+    const row = this.sql
+      .get(
         `SELECT a.id, a.name, a.content_type, a.size, e.mailbox, b.bytes
          FROM message_attachments a JOIN emails e ON e.id = a.email_id JOIN blobs b ON b.sha256 = a.blob_sha256
          WHERE a.id = ?`,
       )
-      .get(id) as { id: string; name: string; content_type: string; size: number; mailbox: string; bytes: Buffer } | undefined;
+      .get(id) as
+      | {
+          id: string;
+          name: string;
+          content_type: string;
+          size: number;
+          mailbox: string;
+          bytes: Buffer;
+        }
+      | undefined;
     if (row === undefined) return undefined;
     return {
       attachment: { id: row.id, name: row.name, contentType: row.content_type, size: row.size },
@@ -216,29 +262,69 @@ export class EmailStore {
 
   /** How many distinct blobs are stored and their total bytes (reuse stores bytes once). */
   blobStats(): { count: number; bytes: number } {
-    return this.db.prepare('SELECT count(*) AS count, coalesce(sum(size), 0) AS bytes FROM blobs').get() as {
+    return this.sql
+      .get('SELECT count(*) AS count, coalesce(sum(size), 0) AS bytes FROM blobs')
+      .get() as {
       count: number;
       bytes: number;
     };
   }
 
   count(): number {
-    return (this.db.prepare('SELECT count(*) AS n FROM emails').get() as { n: number }).n;
+    return (this.sql.get('SELECT count(*) AS n FROM emails').get() as { n: number }).n;
   }
 
   private putBlob(bytes: Uint8Array): string {
     const sha256 = createHash('sha256').update(bytes).digest('hex');
-    this.db.prepare('INSERT OR IGNORE INTO blobs (sha256, size, bytes) VALUES (?, ?, ?)').run(sha256, bytes.length, Buffer.from(bytes));
+    this.sql
+      .get('INSERT OR IGNORE INTO blobs (sha256, size, bytes) VALUES (?, ?, ?)')
+      .run(sha256, bytes.length, Buffer.from(bytes));
     return sha256;
   }
 
   private attachmentsOf(emailId: string): MessageAttachment[] {
     return (
-      this.db
-        .prepare('SELECT id, name, content_type, size FROM message_attachments WHERE email_id = ? ORDER BY position')
+      this.sql
+        .get(
+          'SELECT id, name, content_type, size FROM message_attachments WHERE email_id = ? ORDER BY position',
+        )
         .all(emailId) as { id: string; name: string; content_type: string; size: number }[]
     ).map((r) => ({ id: r.id, name: r.name, contentType: r.content_type, size: r.size }));
   }
+}
+
+type SummaryRow = Pick<
+  EmailRow,
+  | 'id'
+  | 'mailbox'
+  | 'folder'
+  | 'read'
+  | 'starred'
+  | 'from_address'
+  | 'from_name'
+  | 'to_json'
+  | 'cc_json'
+  | 'subject'
+  | 'snippet'
+  | 'received_at'
+  | 'attachment_count'
+>;
+
+function toSummary(row: SummaryRow): EmailSummary {
+  return {
+    id: row.id,
+    mailbox: row.mailbox,
+    folder: row.folder,
+    read: row.read === 1,
+    starred: row.starred === 1,
+    from: { address: row.from_address, name: row.from_name },
+    to: JSON.parse(row.to_json) as Address[],
+    cc: JSON.parse(row.cc_json) as Address[],
+    subject: row.subject,
+    snippet: row.snippet,
+    receivedAt: row.received_at,
+    attachmentCount: row.attachment_count,
+  };
 }
 
 function toEmail(row: EmailRow, attachments: MessageAttachment[]): Email {

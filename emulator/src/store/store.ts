@@ -24,6 +24,7 @@ export class Store {
       for (const table of [
         'emails_fts',
         'message_attachments',
+        'email_contents',
         'emails',
         'blobs',
         'api_key_mailboxes',

@@ -63,8 +63,6 @@ CREATE TABLE emails (
   reply_to_json    TEXT NOT NULL,
   subject          TEXT NOT NULL,
   snippet          TEXT NOT NULL,
-  text_body        TEXT,
-  html_body        TEXT,
   preheader        TEXT,
   message_id       TEXT NOT NULL,
   in_reply_to      TEXT,
@@ -74,13 +72,21 @@ CREATE TABLE emails (
   attachment_count INTEGER NOT NULL DEFAULT 0,
   -- Lower-cased copies for the substring filters of D-14.
   from_search      TEXT NOT NULL,
-  subject_search   TEXT NOT NULL,
-  -- The raw RFC 822 message when one exists (sent or injected raw).
-  raw              BLOB
+  subject_search   TEXT NOT NULL
 );
 -- Newest-first with the id tie-break (D-17), per mailbox and per mailbox + folder.
 CREATE INDEX emails_by_mailbox ON emails (mailbox, received_at DESC, id DESC);
 CREATE INDEX emails_by_folder ON emails (mailbox, folder, received_at DESC, id DESC);
+
+-- Bodies live apart from the listing columns: a large row would make every page of a list
+-- read overflow pages it does not need.
+CREATE TABLE email_contents (
+  seq        INTEGER PRIMARY KEY REFERENCES emails (seq) ON DELETE CASCADE,
+  text_body  TEXT,
+  html_body  TEXT,
+  -- The raw RFC 822 message when one exists (sent, or injected raw).
+  raw        BLOB
+);
 
 -- Free-text search (D-13): whole words, case- and accent-insensitive, prefix on request.
 CREATE VIRTUAL TABLE emails_fts USING fts5 (

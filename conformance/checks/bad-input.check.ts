@@ -1,0 +1,118 @@
+/**
+ * §7 and the bad-input standard: whatever a client sends to the read side, the answer is a
+ * 2xx or a 4xx in the Error schema naming the field, never a 5xx.
+ */
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { rule } from '../src/check.ts';
+import { ControlClient, createTenant } from '../src/control-client.ts';
+
+const PARAMS = [
+  'mailbox',
+  'folder',
+  'q',
+  'from',
+  'subject',
+  'read',
+  'starred',
+  'dateFrom',
+  'dateTo',
+  'limit',
+  'cursor',
+  'colour',
+];
+
+rule(
+  ['7-R1', 'D-12', 'D-19', 'D-18'],
+  'answers any generated query string with 200 or a 4xx naming the field, never a 5xx',
+  async ({ api, target, property }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    const mailbox = tenant.mailboxes[0] as string;
+    await control.inject({ mailbox, from: 'bob@partner.test', subject: 'hello', text: 'world' });
+    const value = fc.oneof(
+      fc.string({ maxLength: 40 }),
+      fc.string({ unit: 'binary', maxLength: 20 }),
+      fc.constantFrom(
+        'true',
+        'false',
+        'TRUE',
+        '1',
+        'yes',
+        '',
+        '0',
+        '-1',
+        '101',
+        '25',
+        '2026-10-01',
+        '2026-02-30',
+        '2026-10-01T10:00:00',
+        '2026-10-01T10:00:00+02:00',
+        'inbox',
+        'Inbox',
+        '*',
+        '"',
+        "'",
+        'a'.repeat(2000),
+      ),
+    );
+    await property(
+      fc.tuple(fc.dictionary(fc.constantFrom(...PARAMS), value, { maxKeys: 5 }), fc.boolean()),
+      async ([params, withMailbox]) => {
+        const query = withMailbox ? { mailbox, ...params } : params;
+        const response = await api.request({ path: '/emails', query, apiKey: tenant.key.secret });
+        expect(response.status, `GET /emails ${JSON.stringify(query)}`).toBeLessThan(500);
+        if (response.status === 400) {
+          const body = response.json<{ field?: string }>();
+          expect(body.field, `400 names the field for ${JSON.stringify(query)}`).toBeDefined();
+          expect([...Object.keys(query), 'mailbox']).toContain(body.field);
+        }
+      },
+    );
+  },
+  { needs: ['control-plane'], timeout: 60_000 },
+);
+
+rule(
+  ['D-19', '4.2-R6', '4.2-R7'],
+  'accepts exactly true and false for read and starred',
+  async ({ api, target }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    const mailbox = tenant.mailboxes[0] as string;
+    for (const value of ['true', 'false']) {
+      expect(
+        (
+          await api.request({
+            path: '/emails',
+            query: { mailbox, read: value },
+            apiKey: tenant.key.secret,
+          })
+        ).status,
+      ).toBe(200);
+    }
+    for (const value of ['True', '1', 'yes', '']) {
+      const response = await api.request({
+        path: '/emails',
+        query: { mailbox, starred: value },
+        apiKey: tenant.key.secret,
+      });
+      expect(response.status, `starred=${value}`).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'invalid_field', field: 'starred' });
+    }
+  },
+  { needs: ['control-plane'] },
+);
+
+rule(
+  ['4.2-R1'],
+  'requires the mailbox parameter',
+  async ({ api, target }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    const response = await api.request({ path: '/emails', apiKey: tenant.key.secret });
+    expect(response.status).toBe(400);
+    expect(response.json()).toMatchObject({ code: 'missing_field', field: 'mailbox' });
+  },
+  { needs: ['control-plane'] },
+);

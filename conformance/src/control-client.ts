@@ -1,0 +1,161 @@
+import { randomBytes } from 'node:crypto';
+import type { ApiClient, ApiResponse, RequestOptions } from './client.ts';
+import type { Target } from './targets.ts';
+
+export type Scope = 'follow-owner' | 'one-domain' | 'selected-mailbox';
+
+export interface CreatedKey {
+  id: string;
+  secret: string;
+  scope: Scope;
+}
+
+/** A new inbound email as the control plane takes it (spec/control.yaml, POST /inbound). */
+export interface InboundEmail {
+  mailbox: string;
+  from: string;
+  to?: string[];
+  cc?: string[];
+  subject?: string;
+  text?: string;
+  html?: string;
+  receivedAt?: string;
+  folder?: string;
+  read?: boolean;
+  starred?: boolean;
+  attachments?: { name: string; contentType?: string; contentBase64: string }[];
+}
+
+/**
+ * The control plane (the dashboard's stand-in, spec/control.yaml), used by checks to build
+ * the world they need: owners, mailboxes, grants, keys and inbound mail. Every call is logged
+ * with the check's other exchanges, so a failure shows how its world was built.
+ */
+export class ControlClient {
+  constructor(
+    private readonly api: ApiClient,
+    private readonly control: NonNullable<Target['control']>,
+  ) {}
+
+  private async call(
+    method: string,
+    path: string,
+    options: Omit<RequestOptions, 'path'> = {},
+    expected = [200, 201, 204],
+  ): Promise<ApiResponse> {
+    const response = await this.api.request({
+      ...options,
+      method,
+      path: `${this.control.baseUrl}${path}`,
+      absolute: true,
+      headers: { ...options.headers, Authorization: `Bearer ${this.control.token}` },
+    });
+    if (!expected.includes(response.status)) {
+      throw new Error(
+        `control plane ${method} ${path} answered ${response.status}: ${response.text.slice(0, 300)}`,
+      );
+    }
+    return response;
+  }
+
+  async createOwner(name: string): Promise<string> {
+    return (await this.call('POST', '/owners', { json: { name } })).json<{ id: string }>().id;
+  }
+
+  async setOwnerDisabled(ownerId: string, disabled: boolean): Promise<void> {
+    await this.call(
+      'POST',
+      `/owners/${encodeURIComponent(ownerId)}/${disabled ? 'disable' : 'enable'}`,
+    );
+  }
+
+  async createMailbox(address: string, displayName?: string): Promise<void> {
+    await this.call('POST', '/mailboxes', {
+      json: displayName === undefined ? { address } : { address, displayName },
+    });
+  }
+
+  async grant(ownerId: string, address: string): Promise<void> {
+    await this.call(
+      'PUT',
+      `/owners/${encodeURIComponent(ownerId)}/grants/${encodeURIComponent(address)}`,
+    );
+  }
+
+  async revoke(ownerId: string, address: string): Promise<void> {
+    await this.call(
+      'DELETE',
+      `/owners/${encodeURIComponent(ownerId)}/grants/${encodeURIComponent(address)}`,
+    );
+  }
+
+  async createKey(
+    ownerId: string,
+    scope: Scope,
+    options: { domain?: string; mailboxes?: string[]; name?: string } = {},
+  ): Promise<CreatedKey> {
+    const body = {
+      ownerId,
+      name: options.name ?? `conformance ${scope}`,
+      scope,
+      ...(options.domain === undefined ? {} : { domain: options.domain }),
+      ...(options.mailboxes === undefined ? {} : { mailboxes: options.mailboxes }),
+    };
+    const created = (await this.call('POST', '/keys', { json: body })).json<{
+      id: string;
+      secret: string;
+    }>();
+    return { id: created.id, secret: created.secret, scope };
+  }
+
+  async setKeyDisabled(keyId: string, disabled: boolean): Promise<void> {
+    await this.call(
+      'POST',
+      `/keys/${encodeURIComponent(keyId)}/${disabled ? 'disable' : 'enable'}`,
+    );
+  }
+
+  /** Delivers an inbound email; returns its id in the mailbox. */
+  async inject(email: InboundEmail): Promise<{ id: string; receivedAt: string }> {
+    return (await this.call('POST', '/inbound', { json: email })).json<{
+      id: string;
+      receivedAt: string;
+    }>();
+  }
+
+  async advanceClock(ms: number): Promise<string> {
+    return (await this.call('POST', '/clock', { json: { advanceMs: ms } })).json<{ now: string }>()
+      .now;
+  }
+
+  async now(): Promise<string> {
+    return (await this.call('GET', '/clock')).json<{ now: string }>().now;
+  }
+}
+
+/** A world of its own for one check: fresh owner, domain and mailboxes, named at random. */
+export interface Tenant {
+  ownerId: string;
+  domain: string;
+  /** Mailbox addresses, in creation order. */
+  mailboxes: string[];
+  /** A follow-owner key of the owner. */
+  key: CreatedKey;
+}
+
+export async function createTenant(
+  control: ControlClient,
+  mailboxCount = 1,
+  domain = `t${randomBytes(5).toString('hex')}.conformance.test`,
+): Promise<Tenant> {
+  const ownerId = await control.createOwner(`Conformance owner ${domain}`);
+  const mailboxes: string[] = [];
+  for (let i = 0; i < mailboxCount; i += 1) {
+    const address = `box${i}@${domain}`;
+    await control.createMailbox(address, `Box ${i}`);
+    await control.grant(ownerId, address);
+    mailboxes.push(address);
+  }
+  const key = await control.createKey(ownerId, 'follow-owner');
+  return { ownerId, domain, mailboxes, key };
+}

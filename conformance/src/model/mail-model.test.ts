@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { expectedListing, fold, matchesQ, type ModelEmail } from './mail-model.ts';
+
+const base: ModelEmail = {
+  id: 'b',
+  mailbox: 'box@x.test',
+  folder: 'inbox',
+  read: false,
+  starred: false,
+  from: { address: 'bob@partner.test', name: 'Bob Stone' },
+  to: [{ address: 'box@x.test', name: null }],
+  cc: [],
+  subject: 'Réunion about the invoice',
+  text: 'Catalogue attached',
+  receivedAt: '2026-10-01T00:00:00.000Z',
+};
+
+describe('the listing model', () => {
+  it('folds case and accents', () => {
+    expect(fold('RÉUNION')).toBe('reunion');
+  });
+
+  it('matches whole words unless a trailing * asks for a prefix (D-13)', () => {
+    expect(matchesQ(base, 'reunion')).toBe(true);
+    expect(matchesQ(base, 'cat')).toBe(false);
+    expect(matchesQ(base, 'cat*')).toBe(true);
+    expect(matchesQ(base, 'partner invoice')).toBe(true);
+    expect(matchesQ(base, 'partner missing')).toBe(false);
+  });
+
+  it('orders newest first, ties by id descending (D-17)', () => {
+    const a = { ...base, id: 'a' };
+    const c = { ...base, id: 'c', receivedAt: '2026-09-01T00:00:00.000Z' };
+    expect(expectedListing([a, c, base], 'box@x.test', {}).map((e) => e.id)).toEqual([
+      'b',
+      'a',
+      'c',
+    ]);
+  });
+
+  it('bounds receivedAt with dateFrom inclusive and dateTo exclusive (D-18)', () => {
+    expect(expectedListing([base], 'box@x.test', { dateFrom: '2026-10-01' })).toHaveLength(1);
+    expect(expectedListing([base], 'box@x.test', { dateTo: '2026-10-01T00:00:00Z' })).toHaveLength(
+      0,
+    );
+  });
+});

@@ -1,0 +1,33 @@
+import { Hono } from 'hono';
+import type { Services } from '../app.ts';
+import { controlValidator } from './control/body.ts';
+import {
+  controlDomainRoutes,
+  controlMailboxRoutes,
+  controlSuppressionRoutes,
+} from './control/directory.ts';
+import { controlEmulatorRoutes } from './control/emulator.ts';
+import { controlInboundRoutes } from './control/inbound.ts';
+import { controlKeyRoutes } from './control/keys.ts';
+import { controlOwnerRoutes } from './control/owners.ts';
+import { requireControlToken } from './control/token.ts';
+
+/**
+ * The control plane, `/_mailtwin/v1` (spec/control.yaml): the stand-in for the web dashboard
+ * the service document keeps out of the API (§1, §2.1 keys, §2.2 mailboxes, §6.1 new mail),
+ * for tests and for people. Every request needs the control token; routes parse and render,
+ * the directory and inbound services decide.
+ */
+export function controlRoutes(services: Services): Hono {
+  controlValidator(); // Reads spec/control.yaml now, so a broken contract fails at start-up.
+  const app = new Hono();
+  app.use('*', requireControlToken(services.deps.controlToken));
+  app.route('/owners', controlOwnerRoutes(services));
+  app.route('/domains', controlDomainRoutes(services));
+  app.route('/mailboxes', controlMailboxRoutes(services));
+  app.route('/keys', controlKeyRoutes(services));
+  app.route('/suppressions', controlSuppressionRoutes(services));
+  app.route('/inbound', controlInboundRoutes(services));
+  app.route('/', controlEmulatorRoutes(services));
+  return app;
+}

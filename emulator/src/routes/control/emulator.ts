@@ -1,0 +1,62 @@
+import { Hono } from 'hono';
+import type { Services } from '../../app.ts';
+import type { ControllableClock } from '../../clock.ts';
+import { ApiError } from '../../errors.ts';
+import { parseTimestampParam } from '../../domain/query-params.ts';
+import { readControlBody } from './body.ts';
+
+/** The last instant stored timestamps can hold and still sort as text (4-digit years). */
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
+interface MoveClockBody {
+  advanceMs?: number;
+  set?: string;
+}
+
+/** Moves the clock by exactly one of `advanceMs` and `set`; never back, never past year 9999. */
+function moveClock(clock: ControllableClock, { advanceMs, set }: MoveClockBody): void {
+  if (advanceMs === undefined && set === undefined) {
+    throw new ApiError('missing_field', 'Give advanceMs or set.');
+  }
+  if (advanceMs !== undefined && set !== undefined) {
+    throw new ApiError('invalid_field', 'Give advanceMs or set, not both.', 'set');
+  }
+  if (advanceMs !== undefined) {
+    if (clock.now().getTime() + advanceMs > LATEST) {
+      throw new ApiError(
+        'invalid_field',
+        'advanceMs would move the clock past the year 9999.',
+        'advanceMs',
+      );
+    }
+    clock.advance(advanceMs);
+    return;
+  }
+  const to = new Date(parseTimestampParam('set', set as string));
+  try {
+    clock.set(to);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new ApiError('invalid_field', 'set is in the past; the clock only moves forward.', 'set');
+  }
+}
+
+/** The emulator itself: `/reset` empties it, `/clock` reads and moves its time. */
+export function controlEmulatorRoutes({ deps }: Services): Hono {
+  const app = new Hono();
+  const clockView = () => ({ now: deps.clock.now().toISOString(), offsetMs: deps.clock.offset });
+
+  app.post('/reset', (c) => {
+    deps.store.reset();
+    return c.body(null, 204);
+  });
+
+  app.get('/clock', (c) => c.json(clockView()));
+
+  app.post('/clock', async (c) => {
+    moveClock(deps.clock, await readControlBody<MoveClockBody>(c, 'MoveClockRequest'));
+    return c.json(clockView());
+  });
+
+  return app;
+}
