@@ -761,6 +761,85 @@ describe('inbound email', () => {
   });
 });
 
+describe('fixtures', () => {
+  const fixture = {
+    owners: [{ id: 'own_demo', name: 'Demo Ltd' }],
+    mailboxes: [{ address: 'hello@demo.test' }],
+    grants: [{ owner: 'own_demo', mailbox: 'hello@demo.test' }],
+    keys: [
+      {
+        id: 'key_demo',
+        owner: 'own_demo',
+        name: 'Demo key',
+        scope: 'follow-owner',
+        secret: SECRET,
+      },
+    ],
+    emails: [
+      {
+        mailbox: 'hello@demo.test',
+        from: 'Bob <bob@partner.test>',
+        subject: 'Hi',
+        text: 'Hello',
+        receivedAt: '2026-11-01T09:00:00.000Z',
+      },
+      {
+        mailbox: 'hello@demo.test',
+        eml: 'eml/plain-text.eml',
+        receivedAt: '2026-11-02T09:00:00.000Z',
+      },
+    ],
+  };
+
+  it('loads a fixture, .eml files of the fixtures folder included, and shows the created keys once', async () => {
+    const { app } = setup();
+    const loaded = await control(app, 'post', '/fixtures', { json: fixture });
+    expect(loaded.status).toBe(201);
+    expect(loaded.body).toEqual({
+      owners: 1,
+      mailboxes: 1,
+      emails: 2,
+      suppressions: 0,
+      keys: [
+        {
+          id: 'key_demo',
+          name: 'Demo key',
+          ownerId: 'own_demo',
+          scope: 'follow-owner',
+          secret: SECRET,
+        },
+      ],
+    });
+    const listed = await api(app, SECRET, '/emails?mailbox=hello@demo.test');
+    expect(listed.body.emails.map((e: { subject: string }) => e.subject)[1]).toBe('Hi');
+    expect(listed.body.emails).toHaveLength(2);
+  });
+
+  it('refuses a fixture naming a file outside the fixtures folder, or a broken one, loading nothing', async () => {
+    const { app } = setup();
+    const outside = await control(app, 'post', '/fixtures', {
+      json: {
+        ...fixture,
+        emails: [
+          {
+            mailbox: 'hello@demo.test',
+            eml: '../package.json',
+            receivedAt: '2026-11-02T09:00:00.000Z',
+          },
+        ],
+      },
+    });
+    expect(outside.status).toBe(400);
+    expect(outside.body).toMatchObject({ code: 'invalid_field', field: 'emails[0].eml' });
+    const broken = await control(app, 'post', '/fixtures', {
+      json: { ...fixture, grants: [{ owner: 'own_nobody', mailbox: 'hello@demo.test' }] },
+    });
+    expect(broken.status).toBe(400);
+    expect(broken.body).toMatchObject({ code: 'invalid_field', field: 'grants[0].owner' });
+    expect((await control(app, 'get', '/owners')).body).toEqual([]);
+  });
+});
+
 describe('reset and clock', () => {
   it('empties everything on reset, so old keys fail', async () => {
     const { app } = setup();

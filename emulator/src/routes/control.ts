@@ -7,6 +7,7 @@ import {
   controlSuppressionRoutes,
 } from './control/directory.ts';
 import { controlEmulatorRoutes } from './control/emulator.ts';
+import { controlFixtureRoutes } from './control/fixtures.ts';
 import { controlInboundRoutes } from './control/inbound.ts';
 import { controlKeyRoutes } from './control/keys.ts';
 import { controlOwnerRoutes } from './control/owners.ts';
@@ -28,6 +29,7 @@ export function controlRoutes(services: Services): Hono {
   app.route('/keys', controlKeyRoutes(services));
   app.route('/suppressions', controlSuppressionRoutes(services));
   app.route('/inbound', controlInboundRoutes(services));
+  app.route('/fixtures', controlFixtureRoutes(services));
   app.route('/', controlEmulatorRoutes(services));
   return app;
 }
