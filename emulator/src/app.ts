@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { DEFAULT_MAX_REQUEST_BYTES } from './cli-options.ts';
 import { ControllableClock } from './clock.ts';
 import { ApiError, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
@@ -10,13 +11,16 @@ import { controlRoutes } from './routes/control.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { emailRoutes } from './routes/emails.ts';
 import { mailboxRoutes } from './routes/mailboxes.ts';
+import { attachmentRoutes, publicContentRoutes } from './routes/attachments.ts';
+import { sendingRoutes } from './routes/sending.ts';
+import { unsubscribeRoutes } from './routes/unsubscribe.ts';
 import { DirectoryService } from './services/directory-service.ts';
+import { FaultInjector } from './services/faults.ts';
 import { InboundService } from './services/inbound-service.ts';
+import { SendService } from './services/send-service.ts';
+import { UploadService } from './services/upload-service.ts';
 import { loadSpec, type OpenApiDocument } from './spec.ts';
 import { openStore, type Store } from './store/store.ts';
-
-/** D-27: the hosting platform's request limit the emulator models by default (25 MiB). */
-export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;
 
 /** What the app is built from; everything with state or side effects is injected here. */
 export interface AppDeps {
@@ -50,14 +54,35 @@ export interface Services {
   directory: DirectoryService;
   inbound: InboundService;
   requests: RequestValidator;
+  uploads: UploadService;
+  send: SendService;
+  faults: FaultInjector;
+  /** Signs `{{unsubscribe_url}}` links of this instance. */
+  unsubscribeKey: string;
 }
 
 export function createServices(deps: AppDeps): Services {
+  const requests = new RequestValidator(deps.spec);
+  const uploads = new UploadService(deps.store, deps.clock, deps.ids);
+  const faults = new FaultInjector();
+  const unsubscribeKey = deps.ids.secret(32);
   return {
     deps,
     directory: new DirectoryService(deps.store, deps.clock, deps.ids),
     inbound: new InboundService(deps.store, deps.clock, deps.ids),
-    requests: new RequestValidator(deps.spec),
+    requests,
+    uploads,
+    faults,
+    unsubscribeKey,
+    send: new SendService(
+      deps.store,
+      deps.clock,
+      deps.ids,
+      requests,
+      faults,
+      uploads,
+      unsubscribeKey,
+    ),
   };
 }
 
@@ -85,10 +110,14 @@ export function createApp(
   const api = new Hono<ApiEnv>();
   api.use('*', limitBody, requireApiKey(deps.store));
   api.route('/mailboxes', mailboxRoutes());
+  api.route('/emails', sendingRoutes(deps.store, services.send));
   api.route('/emails', emailRoutes(deps.store, services.requests));
+  api.route('/attachments', attachmentRoutes(services.uploads));
   app.route('/openapi/v1', api);
   app.use('/_mailtwin/v1/*', limitBody);
   app.route('/_mailtwin/v1', controlRoutes(services));
+  app.route('/content', publicContentRoutes(services.uploads));
+  app.route('/unsubscribe', unsubscribeRoutes(services.directory, services.unsubscribeKey));
 
   app.notFound((c) =>
     renderError(

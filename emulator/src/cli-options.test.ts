@@ -22,6 +22,7 @@ const DEFAULTS = {
   fixtures: DEFAULT_FIXTURES,
   controlToken: undefined,
   allowLoopbackWebhooks: false,
+  maxRequestBytes: 26214400,
 };
 
 describe('mailtwin serve options', () => {
@@ -115,5 +116,21 @@ describe('mailtwin serve options', () => {
     ]) {
       expect(SERVE_HELP).toContain(flag);
     }
+  });
+});
+
+describe('--max-request-bytes (D-27)', () => {
+  it('models the platform request limit, 25 MiB by default', () => {
+    expect((parseServeOptions([]) as { maxRequestBytes: number }).maxRequestBytes).toBe(26_214_400);
+    expect(
+      (parseServeOptions(['--max-request-bytes', '1048576']) as { maxRequestBytes: number })
+        .maxRequestBytes,
+    ).toBe(1_048_576);
+  });
+
+  it.each(['0', '1023', '12x', '-5'])('refuses %j with a reason', (value) => {
+    expect(() => parseServeOptions([`--max-request-bytes=${value}`])).toThrow(
+      /--max-request-bytes must be an integer of at least 1024/,
+    );
   });
 });

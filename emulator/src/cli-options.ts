@@ -17,6 +17,8 @@ export interface ServeOptions {
   controlToken: string | undefined;
   /** Lets webhooks target loopback addresses, for a receiver on the same machine. */
   allowLoopbackWebhooks: boolean;
+  /** The hosting platform's request size limit the emulator models (D-27); 413 above it. */
+  maxRequestBytes: number;
 }
 
 export const SERVE_HELP = `Usage: mailtwin serve [options]
@@ -38,6 +40,8 @@ Options:
                              printed in the banner)
   --allow-loopback-webhooks  Accept webhook targets on loopback addresses, for a receiver
                              running on this machine
+  --max-request-bytes <n>    The platform's request size limit to model (default 26214400,
+                             25 MiB; spec/DECISIONS.md D-27); larger requests get 413
   -h, --help                 Show this help
 
 Exit status: 2 on bad configuration (a bad flag, an unreadable or invalid fixture, a database
@@ -75,6 +79,7 @@ export function parseServeOptions(
         'no-demo': { type: 'boolean' },
         'control-token': { type: 'string' },
         'allow-loopback-webhooks': { type: 'boolean' },
+        'max-request-bytes': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -101,7 +106,20 @@ export function parseServeOptions(
     controlToken:
       values['control-token'] === undefined ? undefined : parseToken(values['control-token']),
     allowLoopbackWebhooks: values['allow-loopback-webhooks'] ?? false,
+    maxRequestBytes: parseByteCount(
+      values['max-request-bytes'] ?? String(DEFAULT_MAX_REQUEST_BYTES),
+    ),
   };
+}
+
+/** D-27's default: 25 MiB. */
+export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;
+
+function parseByteCount(raw: string): number {
+  if (!/^\d{1,12}$/.test(raw) || Number(raw) < 1024) {
+    throw new UsageError(`--max-request-bytes must be an integer of at least 1024, got "${raw}"`);
+  }
+  return Number(raw);
 }
 
 function describeParseError(error: Error & { code?: string }): string {

@@ -43,7 +43,9 @@ export const ERROR_STATUS = {
   recipient_suppressed: 422,
   rate_limited: 429,
   internal_error: 500,
+  bad_gateway: 502,
   service_unavailable: 503,
+  gateway_timeout: 504,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -53,7 +53,11 @@ type Loaded =
 async function startServer(options: ServeOptions): Promise<void> {
   const store = openStoreAt(options.db);
   try {
-    const deps = defaultDeps({ store, controlToken: options.controlToken });
+    const deps = defaultDeps({
+      store,
+      controlToken: options.controlToken,
+      maxRequestBytes: options.maxRequestBytes,
+    });
     const services = createServices(deps);
     const loaded = await loadInitialData(services, options.fixtures);
     const app = createApp(deps, services);

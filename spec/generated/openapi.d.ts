@@ -665,6 +665,55 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description A transient failure upstream; nothing was stored or sent (D-47). Safe to retry. */
+        BadGateway: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "bad_gateway",
+                 *       "message": "The mail transport failed; nothing was stored or sent."
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /** @description The service is briefly unavailable; nothing was stored or sent (D-47). Safe to retry. */
+        ServiceUnavailable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "service_unavailable",
+                 *       "message": "The service is unavailable; nothing was stored or sent."
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The request timed out: it may or may not have been carried out (§4.3 rule 5, D-47).
+         *     Sending is not idempotent, so a retry may produce a duplicate; check the sent folder
+         *     first.
+         */
+        GatewayTimeout: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "gateway_timeout",
+                 *       "message": "The request timed out. It may have been carried out."
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -945,6 +994,9 @@ export interface operations {
             };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     getEmail: {
@@ -1137,6 +1189,9 @@ export interface operations {
             422: components["responses"]["RecipientSuppressed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     forwardEmail: {
@@ -1216,6 +1271,9 @@ export interface operations {
             422: components["responses"]["RecipientSuppressed"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            502: components["responses"]["BadGateway"];
+            503: components["responses"]["ServiceUnavailable"];
+            504: components["responses"]["GatewayTimeout"];
         };
     };
     uploadAttachment: {

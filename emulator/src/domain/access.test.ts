@@ -10,15 +10,23 @@ const grants = [
 
 describe('what a key may touch (§2.1, §5 rule 3)', () => {
   it('follow-owner: every granted mailbox', () => {
-    expect([...mailboxesKeyMayTouch({ scope: 'follow-owner', domain: null, mailboxes: [] }, grants)]).toEqual(['a@one.test', 'b@one.test', 'c@two.test']);
+    expect([
+      ...mailboxesKeyMayTouch({ scope: 'follow-owner', domain: null, mailboxes: [] }, grants),
+    ]).toEqual(['a@one.test', 'b@one.test', 'c@two.test']);
   });
 
   it('one-domain: the grants in its domain only', () => {
-    expect([...mailboxesKeyMayTouch({ scope: 'one-domain', domain: 'one.test', mailboxes: [] }, grants)]).toEqual(['a@one.test', 'b@one.test']);
+    expect([
+      ...mailboxesKeyMayTouch({ scope: 'one-domain', domain: 'one.test', mailboxes: [] }, grants),
+    ]).toEqual(['a@one.test', 'b@one.test']);
   });
 
   it('selected-mailbox: listed mailboxes that are also still granted', () => {
-    const key = { scope: 'selected-mailbox' as const, domain: null, mailboxes: ['b@one.test', 'z@gone.test'] };
+    const key = {
+      scope: 'selected-mailbox' as const,
+      domain: null,
+      mailboxes: ['b@one.test', 'z@gone.test'],
+    };
     expect([...mailboxesKeyMayTouch(key, grants)]).toEqual(['b@one.test']);
   });
 });

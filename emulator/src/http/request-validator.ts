@@ -84,6 +84,13 @@ function toApiError(errors: ErrorObject[]): ApiError {
   const limit = LIMIT_CODES[`${error.keyword} ${field}`];
   if (limit !== undefined)
     return new ApiError(limit, `${field} ${error.message ?? 'is too long'}.`, field);
+  if (field === 'variables' || field.startsWith('variables.')) {
+    return new ApiError(
+      'invalid_variable',
+      `Variables are a flat map of names ([A-Za-z_][A-Za-z0-9_]*) to strings, numbers or booleans: ${field} ${error.message ?? 'is not valid'}.`,
+      field,
+    );
+  }
   if (error.keyword === 'enum' && field === 'folder') {
     return new ApiError(
       'invalid_folder',

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
+import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createApp, defaultDeps, type AppDeps } from '../app.ts';
@@ -45,10 +46,15 @@ const succeeded = new Set<string>();
 const escapePointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /**
- * The Ajv pointer to the schema spec/control.yaml gives this answer's JSON body, or null when
- * the declared response has no content (204). Fails the test when the status is not declared.
+ * What spec/control.yaml declares for this answer: its media type (null for no content, as a
+ * 204) and, for JSON, the Ajv pointer to its schema. Fails the test when the status is not
+ * declared.
  */
-function declaredSchema(method: Method, path: string, status: number): string | null {
+function declaredResponse(
+  method: Method,
+  path: string,
+  status: number,
+): { mediaType: string | null; pointer: string | null } {
   const found = templates.find((t) => t.pattern.test(path));
   expect(found, `spec/control.yaml has a path for ${path}`).toBeDefined();
   const template = (found as { template: string }).template;
@@ -64,9 +70,14 @@ function declaredSchema(method: Method, path: string, status: number): string | 
     response = spec.components.responses[name];
   }
   if (status < 300) succeeded.add(label);
-  return response?.content?.['application/json'] === undefined
-    ? null
-    : `${pointer}/content/application~1json/schema`;
+  const mediaTypes = Object.keys(response?.content ?? {});
+  expect(mediaTypes.length, `${label} declares at most one media type`).toBeLessThan(2);
+  const mediaType = mediaTypes[0] ?? null;
+  return {
+    mediaType,
+    pointer:
+      mediaType === 'application/json' ? `${pointer}/content/application~1json/schema` : null,
+  };
 }
 
 function validatorFor(pointer: string): ValidateFunction {
@@ -114,11 +125,21 @@ async function control(
     headers,
     body: body as RequestInit['body'],
   });
-  const text = await response.text();
-  const pointer = declaredSchema(method, path.split('?')[0] as string, response.status);
-  if (pointer === null) {
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const text = new TextDecoder().decode(bytes);
+  const { mediaType, pointer } = declaredResponse(
+    method,
+    path.split('?')[0] as string,
+    response.status,
+  );
+  if (mediaType === null) {
     expect(text, `${method} ${path} answers ${response.status} with no body`).toBe('');
     return { status: response.status, headers: response.headers, body: undefined };
+  }
+  if (pointer === null) {
+    // Not JSON (an .eml): the declared media type, and the bytes as they came.
+    expect(response.headers.get('content-type')?.split(';')[0]).toBe(mediaType);
+    return { status: response.status, headers: response.headers, body: bytes };
   }
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
   const parsed: unknown = JSON.parse(text);
@@ -136,6 +157,28 @@ async function api(app: ReturnType<typeof createApp>, secret: string, path: stri
     headers: { Authorization: `Bearer ${secret}` },
   });
   return { status: response.status, body: (await response.json()) as any };
+}
+
+/** A JSON POST to the public API (send, reply, forward), as a client makes it. */
+async function apiPost(
+  app: ReturnType<typeof createApp>,
+  secret: string,
+  path: string,
+  json: unknown,
+) {
+  const response = await app.request(`/openapi/v1${path}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+    body: JSON.stringify(json),
+  });
+  return { status: response.status, body: (await response.json()) as any };
+}
+
+/** The subjects of a mailbox's `sent` folder, newest first, as the API lists them. */
+async function sentSubjects(app: ReturnType<typeof createApp>, mailbox = 'alice@acme.test') {
+  const listed = await api(app, SECRET, `/emails?mailbox=${mailbox}&folder=sent`);
+  expect(listed.status).toBe(200);
+  return listed.body.emails.map((e: { subject: string }) => e.subject) as string[];
 }
 
 function setup(overrides: Partial<AppDeps> = {}) {
@@ -840,6 +883,317 @@ describe('fixtures', () => {
   });
 });
 
+describe('outbox', () => {
+  const invoice = {
+    from: 'alice@acme.test',
+    to: 'Carol <carol@ext.test>',
+    subject: 'Invoice for March',
+    text: 'Hi Carol, the March invoice.',
+  };
+
+  it('captures a send to an outside address, and serves its entry and its .eml', async () => {
+    const { app } = setup({ clock: fixedClock() });
+    await world(app);
+    const sent = await apiPost(app, SECRET, '/emails/send', invoice);
+    expect(sent.status).toBe(201);
+
+    const listed = await control(app, 'get', '/outbox');
+    expect(listed.status).toBe(200);
+    expect(listed.body).toHaveLength(1);
+    const entry = listed.body[0];
+    expect(entry).toMatchObject({
+      sentEmailId: sent.body.id,
+      from: 'alice@acme.test',
+      recipients: ['carol@ext.test'],
+      subject: 'Invoice for March',
+      messageId: sent.body.messageId,
+      createdAt: '2026-11-20T09:00:00.000Z',
+    });
+    expect(entry.id).toMatch(/^out_/);
+    expect((await control(app, 'get', `/outbox/${entry.id}`)).body).toEqual(entry);
+
+    const eml = await control(app, 'get', `/outbox/${entry.id}/eml`);
+    expect(eml.status).toBe(200);
+    expect(eml.headers.get('content-disposition')).toBe(`attachment; filename="${entry.id}.eml"`);
+    expect(eml.body.length).toBe(entry.size);
+    const parsed = await simpleParser(Buffer.from(eml.body));
+    expect(parsed.subject).toBe('Invoice for March');
+    expect(parsed.from?.value).toEqual([{ address: 'alice@acme.test', name: 'Alice' }]);
+    const to = Array.isArray(parsed.to) ? parsed.to : [parsed.to];
+    expect(to.flatMap((t) => t?.value ?? [])).toEqual([
+      { address: 'carol@ext.test', name: 'Carol' },
+    ]);
+    expect(parsed.text?.trimEnd()).toBe('Hi Carol, the March invoice.');
+    expect(parsed.messageId).toBe(sent.body.messageId);
+  });
+
+  it('captures only outside recipients, bcc included, while mailboxes here get their copy', async () => {
+    const { app } = setup();
+    await world(app);
+    await control(app, 'post', '/mailboxes', { json: { address: 'bob@acme.test' } });
+    const sent = await apiPost(app, SECRET, '/emails/send', {
+      ...invoice,
+      to: 'bob@acme.test',
+      cc: ['Carol@Ext.test'],
+      bcc: ['dave@ext.test'],
+    });
+    expect(sent.status).toBe(201);
+    const [entry] = (await control(app, 'get', '/outbox')).body;
+    expect(entry.recipients).toEqual(['carol@ext.test', 'dave@ext.test']);
+    const parsed = await simpleParser(
+      Buffer.from((await control(app, 'get', `/outbox/${entry.id}/eml`)).body),
+    );
+    expect(parsed.headers.has('bcc')).toBe(false);
+    const internalOnly = await apiPost(app, SECRET, '/emails/send', {
+      ...invoice,
+      to: 'bob@acme.test',
+    });
+    expect(internalOnly.status).toBe(201);
+    expect((await control(app, 'get', '/outbox')).body).toHaveLength(1);
+  });
+
+  it('lists the newest capture first', async () => {
+    const { app } = setup();
+    await world(app);
+    for (const subject of ['First', 'Second', 'Third']) {
+      expect((await apiPost(app, SECRET, '/emails/send', { ...invoice, subject })).status).toBe(
+        201,
+      );
+    }
+    const listed = await control(app, 'get', '/outbox');
+    expect(listed.body.map((e: { subject: string }) => e.subject)).toEqual([
+      'Third',
+      'Second',
+      'First',
+    ]);
+  });
+
+  it('answers 404 not_found for an unknown capture, on the entry and on its .eml', async () => {
+    const { app } = setup();
+    for (const path of ['/outbox/out_nothing', '/outbox/out_nothing/eml']) {
+      const answer = await control(app, 'get', path);
+      expect(answer.status, path).toBe(404);
+      expect(answer.body, path).toMatchObject({ code: 'not_found', field: 'outboxId' });
+    }
+  });
+
+  it("empties the outbox on DELETE, keeping the sender's sent copy; reset empties it too", async () => {
+    const { app } = setup();
+    await world(app);
+    await apiPost(app, SECRET, '/emails/send', invoice);
+    const [entry] = (await control(app, 'get', '/outbox')).body;
+    expect((await control(app, 'delete', '/outbox')).status).toBe(204);
+    expect((await control(app, 'get', '/outbox')).body).toEqual([]);
+    expect((await control(app, 'get', `/outbox/${entry.id}/eml`)).status).toBe(404);
+    expect(await sentSubjects(app)).toEqual(['Invoice for March']);
+    expect((await control(app, 'delete', '/outbox')).status).toBe(204);
+
+    await apiPost(app, SECRET, '/emails/send', invoice);
+    await control(app, 'post', '/reset');
+    expect((await control(app, 'get', '/outbox')).body).toEqual([]);
+  });
+});
+
+describe('faults', () => {
+  const message = (subject: string) => ({
+    from: 'alice@acme.test',
+    to: 'carol@ext.test',
+    subject,
+    text: 'Hello Carol.',
+  });
+
+  /** Alice's world plus one email from Bob in her inbox, to reply to or forward. */
+  async function withInboxEmail(app: ReturnType<typeof createApp>) {
+    await world(app);
+    const injected = await control(app, 'post', '/inbound', {
+      json: { mailbox: 'alice@acme.test', from: 'bob@ext.test', subject: 'Question', text: 'Hi?' },
+    });
+    return injected.body.id as string;
+  }
+
+  it('arms a fault with the defaults: every operation, once, error 503; and lists it', async () => {
+    const { app } = setup();
+    const armed = await control(app, 'post', '/faults', { json: { mode: 'error' } });
+    expect(armed.status).toBe(201);
+    expect(armed.body).toMatchObject({
+      operations: ['send', 'reply', 'forward'],
+      mode: 'error',
+      status: 503,
+      remaining: 1,
+    });
+    expect(armed.body.id).toMatch(/^flt_[A-Za-z0-9]{16}$/);
+    expect((await control(app, 'get', '/faults')).body).toEqual([armed.body]);
+  });
+
+  it('answers the next send with the status and code of an error fault, storing nothing; the one after succeeds', async () => {
+    const codes = {
+      500: 'internal_error',
+      502: 'bad_gateway',
+      503: 'service_unavailable',
+      504: 'gateway_timeout',
+    };
+    for (const [status, code] of Object.entries(codes)) {
+      const { app } = setup();
+      await world(app);
+      const armed = await control(app, 'post', '/faults', {
+        json: { operations: ['send'], mode: 'error', status: Number(status) },
+      });
+      expect(armed.body.status).toBe(Number(status));
+      const failed = await apiPost(app, SECRET, '/emails/send', message('Lost'));
+      expect(failed.status, status).toBe(Number(status));
+      expect(failed.body.code, status).toBe(code);
+      expect(await sentSubjects(app), status).toEqual([]);
+      expect((await control(app, 'get', '/outbox')).body, status).toEqual([]);
+      expect((await control(app, 'get', '/faults')).body, status).toEqual([]);
+      const retried = await apiPost(app, SECRET, '/emails/send', message('Delivered'));
+      expect(retried.status, status).toBe(201);
+      expect(await sentSubjects(app), status).toEqual(['Delivered']);
+    }
+  });
+
+  it('fails as many sends as count says, counting down remaining, then disarms', async () => {
+    const { app } = setup();
+    await world(app);
+    await control(app, 'post', '/faults', { json: { mode: 'error', count: 2 } });
+    expect((await apiPost(app, SECRET, '/emails/send', message('One'))).status).toBe(503);
+    expect((await control(app, 'get', '/faults')).body[0].remaining).toBe(1);
+    expect((await apiPost(app, SECRET, '/emails/send', message('Two'))).status).toBe(503);
+    expect((await control(app, 'get', '/faults')).body).toEqual([]);
+    expect((await apiPost(app, SECRET, '/emails/send', message('Three'))).status).toBe(201);
+    expect(await sentSubjects(app)).toEqual(['Three']);
+  });
+
+  it('leaves sends alone when armed for replies only, and fails the next reply', async () => {
+    const { app } = setup();
+    const original = await withInboxEmail(app);
+    await control(app, 'post', '/faults', { json: { operations: ['reply'], mode: 'error' } });
+    expect((await apiPost(app, SECRET, '/emails/send', message('Unaffected'))).status).toBe(201);
+    const forwarded = await apiPost(app, SECRET, `/emails/${original}/forward`, {
+      to: 'dave@ext.test',
+    });
+    expect(forwarded.status).toBe(201);
+    const reply = await apiPost(app, SECRET, `/emails/${original}/reply`, { text: 'Yes.' });
+    expect(reply.status).toBe(503);
+    expect(reply.body.code).toBe('service_unavailable');
+    expect(await sentSubjects(app)).toEqual(['Fwd: Question', 'Unaffected']);
+    const again = await apiPost(app, SECRET, `/emails/${original}/reply`, { text: 'Yes.' });
+    expect(again.status).toBe(201);
+    expect(await sentSubjects(app)).toEqual(['Re: Question', 'Fwd: Question', 'Unaffected']);
+  });
+
+  it('keeps a fault armed when a send is refused for its own reasons', async () => {
+    const { app } = setup();
+    await world(app);
+    await control(app, 'post', '/faults', { json: { mode: 'error' } });
+    const refused = await apiPost(app, SECRET, '/emails/send', { ...message('Bad'), to: 'nope' });
+    expect(refused.status).toBe(400);
+    expect((await control(app, 'get', '/faults')).body).toHaveLength(1);
+    expect((await apiPost(app, SECRET, '/emails/send', message('Then'))).status).toBe(503);
+  });
+
+  it('carries out a timeout-after-commit send but answers 504 gateway_timeout, so a retry duplicates it', async () => {
+    const { app } = setup();
+    await world(app);
+    const armed = await control(app, 'post', '/faults', {
+      json: { operations: ['send'], mode: 'timeout-after-commit' },
+    });
+    expect(armed.body).toMatchObject({ mode: 'timeout-after-commit', status: 504, remaining: 1 });
+    const timedOut = await apiPost(app, SECRET, '/emails/send', message('Invoice'));
+    expect(timedOut.status).toBe(504);
+    expect(timedOut.body.code).toBe('gateway_timeout');
+    expect(await sentSubjects(app)).toEqual(['Invoice']);
+    expect((await control(app, 'get', '/outbox')).body).toHaveLength(1);
+    // The client cannot tell the email went out and retries (§4.3 rule 5): now there are two.
+    const retried = await apiPost(app, SECRET, '/emails/send', message('Invoice'));
+    expect(retried.status).toBe(201);
+    expect(await sentSubjects(app)).toEqual(['Invoice', 'Invoice']);
+    const outbox = (await control(app, 'get', '/outbox')).body;
+    expect(outbox.map((e: { recipients: string[] }) => e.recipients)).toEqual([
+      ['carol@ext.test'],
+      ['carol@ext.test'],
+    ]);
+    expect(outbox[0].messageId).not.toBe(outbox[1].messageId);
+  });
+
+  it('refuses bad fault bodies naming the field, arming nothing', async () => {
+    const { app } = setup();
+    const cases: [CallOptions, string, string | undefined][] = [
+      [{ json: {} }, 'missing_field', 'mode'],
+      [{ json: { mode: 'crash' } }, 'invalid_field', 'mode'],
+      [{ json: { mode: 'error', operations: [] } }, 'invalid_field', 'operations'],
+      [{ json: { mode: 'error', operations: ['send', 'send'] } }, 'invalid_field', 'operations'],
+      [
+        { json: { mode: 'error', operations: ['send', 'delete'] } },
+        'invalid_field',
+        'operations[1]',
+      ],
+      [{ json: { mode: 'error', operations: 'send' } }, 'invalid_field', 'operations'],
+      [{ json: { mode: 'error', count: 0 } }, 'invalid_field', 'count'],
+      [{ json: { mode: 'error', count: 1001 } }, 'invalid_field', 'count'],
+      [{ json: { mode: 'error', count: 1.5 } }, 'invalid_field', 'count'],
+      [{ json: { mode: 'error', status: 501 } }, 'invalid_field', 'status'],
+      [{ json: { mode: 'error', status: '503' } }, 'invalid_field', 'status'],
+      [{ json: { mode: 'timeout-after-commit', status: 504 } }, 'invalid_field', 'status'],
+      [{ json: { mode: 'error', delayMs: 10 } }, 'unknown_field', 'delayMs'],
+      [{ body: '{"mode":', contentType: 'application/json' }, 'invalid_json', undefined],
+    ];
+    for (const [options, code, field] of cases) {
+      const answer = await control(app, 'post', '/faults', options);
+      expect(answer.status, JSON.stringify(options)).toBe(400);
+      expect(answer.body.code, JSON.stringify(options)).toBe(code);
+      expect(answer.body.field, JSON.stringify(options)).toBe(field);
+    }
+    const form = await control(app, 'post', '/faults', {
+      body: 'mode=error',
+      contentType: 'application/x-www-form-urlencoded',
+    });
+    expect(form.status).toBe(415);
+    expect((await control(app, 'get', '/faults')).body).toEqual([]);
+  });
+
+  it('disarms every fault on DELETE /faults and on reset', async () => {
+    const { app } = setup();
+    await control(app, 'post', '/faults', { json: { mode: 'error' } });
+    await control(app, 'post', '/faults', { json: { mode: 'timeout-after-commit' } });
+    expect((await control(app, 'get', '/faults')).body).toHaveLength(2);
+    expect((await control(app, 'delete', '/faults')).status).toBe(204);
+    expect((await control(app, 'get', '/faults')).body).toEqual([]);
+
+    await control(app, 'post', '/faults', { json: { mode: 'error', count: 5 } });
+    expect((await control(app, 'post', '/reset')).status).toBe(204);
+    expect((await control(app, 'get', '/faults')).body).toEqual([]);
+    await world(app);
+    expect((await apiPost(app, SECRET, '/emails/send', message('After reset'))).status).toBe(201);
+  });
+
+  it('keeps faults armed when a reset is refused for its token', async () => {
+    const { app } = setup();
+    await control(app, 'post', '/faults', { json: { mode: 'error' } });
+    expect((await control(app, 'post', '/reset', { authorization: 'Bearer nope' })).status).toBe(
+      401,
+    );
+    expect((await control(app, 'get', '/faults')).body).toHaveLength(1);
+  });
+
+  it('refuses the outbox and faults without the control token', async () => {
+    const { app } = setup();
+    const calls: [Method, string][] = [
+      ['get', '/outbox'],
+      ['delete', '/outbox'],
+      ['get', '/outbox/out_x'],
+      ['get', '/outbox/out_x/eml'],
+      ['get', '/faults'],
+      ['post', '/faults'],
+      ['delete', '/faults'],
+    ];
+    for (const [method, path] of calls) {
+      const answer = await control(app, method, path, { authorization: null });
+      expect(answer.status, path).toBe(401);
+      expect(answer.body.code, path).toBe('invalid_control_token');
+    }
+  });
+});
+
 describe('reset and clock', () => {
   it('empties everything on reset, so old keys fail', async () => {
     const { app } = setup();
@@ -923,6 +1277,7 @@ describe('bad input', () => {
     '/suppressions',
     '/inbound',
     '/clock',
+    '/faults',
   ];
   const fields = [
     'name',
@@ -946,6 +1301,10 @@ describe('bad input', () => {
     'receivedAt',
     'advanceMs',
     'set',
+    'operations',
+    'count',
+    'mode',
+    'status',
   ];
 
   it('never answers a 5xx or an answer the contract does not declare, whatever the body', async () => {
@@ -960,6 +1319,7 @@ describe('bad input', () => {
           fc.string(),
           fc.constant('alice@acme.test'),
           fc.constant('own_alice'),
+          fc.constantFrom('error', 'timeout-after-commit', 503, ['send']),
         ),
       ),
     );

@@ -9,7 +9,7 @@ import type { RequestValidator } from '../http/request-validator.ts';
 import type { Store } from '../store/store.ts';
 
 /** An email the key may touch, or 404 exactly like a missing one (D-26). */
-function emailInScope(c: Context<ApiEnv>, store: Store): Email {
+export function emailInScope(c: Context<ApiEnv>, store: Store): Email {
   const id = c.req.param('emailId') ?? '';
   const email = id.length > 128 ? undefined : store.emails.get(id);
   if (email === undefined || !c.get('access').mailboxes.has(email.mailbox)) {

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import type { BlobStore } from './blob-store.ts';
 import { Statements } from './statements.ts';
 import type {
   Address,
@@ -50,7 +50,10 @@ function addressesText(addresses: Address[]): string {
 export class EmailStore {
   private readonly sql: Statements;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(
+    private readonly db: Database.Database,
+    private readonly blobs: BlobStore,
+  ) {
     this.sql = new Statements(db);
   }
 
@@ -103,7 +106,7 @@ export class EmailStore {
           email.text ?? '',
         );
       attachments.forEach((attachment, position) => {
-        const sha256 = this.putBlob(attachment.bytes);
+        const sha256 = this.blobs.put(attachment.bytes);
         this.sql
           .get(
             `INSERT INTO message_attachments (id, email_id, position, name, content_type, size, blob_sha256)
@@ -225,9 +228,11 @@ export class EmailStore {
       this.sql.get('DELETE FROM emails_fts WHERE rowid = ?').run(row.seq);
       this.sql.get('DELETE FROM emails WHERE seq = ?').run(row.seq);
       const dropUnused = this.sql.get(
-        'DELETE FROM blobs WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM message_attachments WHERE blob_sha256 = ?)',
+        `DELETE FROM blobs WHERE sha256 = @sha256
+           AND NOT EXISTS (SELECT 1 FROM message_attachments WHERE blob_sha256 = @sha256)
+           AND NOT EXISTS (SELECT 1 FROM uploads WHERE blob_sha256 = @sha256)`,
       );
-      for (const { sha256 } of blobs) dropUnused.run(sha256, sha256);
+      for (const { sha256 } of blobs) dropUnused.run({ sha256 });
       return true;
     })();
   }
@@ -260,26 +265,8 @@ export class EmailStore {
     };
   }
 
-  /** How many distinct blobs are stored and their total bytes (reuse stores bytes once). */
-  blobStats(): { count: number; bytes: number } {
-    return this.sql
-      .get('SELECT count(*) AS count, coalesce(sum(size), 0) AS bytes FROM blobs')
-      .get() as {
-      count: number;
-      bytes: number;
-    };
-  }
-
   count(): number {
     return (this.sql.get('SELECT count(*) AS n FROM emails').get() as { n: number }).n;
-  }
-
-  private putBlob(bytes: Uint8Array): string {
-    const sha256 = createHash('sha256').update(bytes).digest('hex');
-    this.sql
-      .get('INSERT OR IGNORE INTO blobs (sha256, size, bytes) VALUES (?, ?, ?)')
-      .run(sha256, bytes.length, Buffer.from(bytes));
-    return sha256;
   }
 
   private attachmentsOf(emailId: string): MessageAttachment[] {

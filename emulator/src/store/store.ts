@@ -1,16 +1,25 @@
 import type Database from 'better-sqlite3';
 import { openDatabase } from './database.ts';
+import { BlobStore } from './blob-store.ts';
 import { DirectoryStore } from './directory-store.ts';
 import { EmailStore } from './email-store.ts';
+import { OutboxStore } from './outbox-store.ts';
+import { UploadStore } from './upload-store.ts';
 
 /** The emulator's one store: a better-sqlite3 database and the repositories over it. */
 export class Store {
+  readonly blobs: BlobStore;
   readonly directory: DirectoryStore;
   readonly emails: EmailStore;
+  readonly outbox: OutboxStore;
+  readonly uploads: UploadStore;
 
   constructor(readonly db: Database.Database) {
+    this.blobs = new BlobStore(db);
     this.directory = new DirectoryStore(db);
-    this.emails = new EmailStore(db);
+    this.emails = new EmailStore(db, this.blobs);
+    this.outbox = new OutboxStore(db);
+    this.uploads = new UploadStore(db, this.blobs);
   }
 
   /** Runs `work` in one transaction: all of it is written, or none. */
@@ -26,6 +35,7 @@ export class Store {
         'message_attachments',
         'email_contents',
         'emails',
+        'uploads',
         'blobs',
         'api_key_mailboxes',
         'api_keys',
@@ -34,6 +44,7 @@ export class Store {
         'domains',
         'owners',
         'suppressions',
+        'outbox',
       ]) {
         this.db.exec(`DELETE FROM ${table}`);
       }

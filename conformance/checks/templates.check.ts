@@ -1,0 +1,440 @@
+/**
+ * §2.6 template variables and §4.3 rule 3: `{{name}}` is filled in the subject, preheader,
+ * text and Markdown, never in raw HTML; `{{email}}` is each recipient's own address; values
+ * are strings, numbers or booleans; reserved and missing names fail before anything is stored
+ * or sent (D-24, D-48).
+ */
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { simpleParser } from 'mailparser';
+import { expect } from 'vitest';
+import { rule, type CheckContext } from '../src/check.ts';
+import type { ApiResponse } from '../src/client.ts';
+import { ControlClient, createTenant } from '../src/control-client.ts';
+
+interface Address {
+  address: string;
+  name: string | null;
+}
+
+interface Detail {
+  id: string;
+  mailbox: string;
+  folder: string;
+  to: Address[];
+  subject: string;
+  text: string | null;
+  html: string | null;
+  preheader: string | null;
+}
+
+const external = (tag: string) =>
+  `${tag}-${randomBytes(4).toString('hex')}@external.conformance.test`;
+
+async function world({ api, target }: CheckContext, boxes = 2) {
+  const control = new ControlClient(api, target.control!);
+  const tenant = await createTenant(control, boxes);
+  const apiKey = tenant.key.secret;
+  const box = tenant.mailboxes;
+  const send = (json: unknown) =>
+    api.request({ method: 'POST', path: '/emails/send', json, apiKey });
+  const get = async (id: string) => {
+    const response = await api.request({ path: `/emails/${encodeURIComponent(id)}`, apiKey });
+    expect(response.status, `GET /emails/${id}`).toBe(200);
+    return response.json<Detail>();
+  };
+  const listed = async (mailbox: string, folder: string) =>
+    (await api.request({ path: '/emails', query: { mailbox, folder, limit: 100 }, apiKey })).json<{
+      emails: Detail[];
+    }>().emails;
+  /** The one copy in a mailbox's inbox, read in full. */
+  const delivered = async (mailbox: string) => {
+    const inbox = await listed(mailbox, 'inbox');
+    expect(inbox, `${mailbox} has exactly one email in inbox`).toHaveLength(1);
+    return get(inbox[0]!.id);
+  };
+  const outbox = async () =>
+    (await control.outbox()).filter((entry) => entry.from.endsWith(`@${tenant.domain}`));
+  return { api, control, tenant, box, send, get, listed, delivered, outbox };
+}
+
+function expectError(
+  response: ApiResponse,
+  status: number,
+  code: string,
+  field?: string,
+  label = '',
+): void {
+  const what = label === '' ? '' : `${label}: `;
+  expect(response.status, `${what}status (body ${response.text.slice(0, 300)})`).toBe(status);
+  const body = response.json<{ code?: string; field?: string }>();
+  expect(body.code, `${what}error code`).toBe(code);
+  if (field !== undefined) expect(body.field, `${what}error field`).toBe(field);
+}
+
+function expectCreated(response: ApiResponse, label = ''): Detail {
+  expect(
+    response.status,
+    `${label === '' ? '' : `${label}: `}status (body ${response.text.slice(0, 300)})`,
+  ).toBe(201);
+  return response.json<Detail>();
+}
+
+/** Nothing stored in any folder of the tenant's mailboxes, nothing sent from them. */
+async function expectNothingStored(w: Awaited<ReturnType<typeof world>>, why: string) {
+  const stored: string[] = [];
+  for (const mailbox of w.box) {
+    for (const folder of ['inbox', 'sent', 'archive', 'spam', 'trash'])
+      stored.push(...(await w.listed(mailbox, folder)).map((e) => `${mailbox}/${folder}`));
+  }
+  expect(stored, `${why}: no email may be stored`).toEqual([]);
+  expect(
+    (await w.outbox()).map((e) => e.recipients.join(',')),
+    `${why}: nothing may be sent`,
+  ).toEqual([]);
+}
+
+rule(
+  ['2.6-R2', '2.6-R1', 'D-24'],
+  'fills {{name}} in the subject, preheader, text and Markdown, with spaces inside the braces, numbers and booleans as written',
+  async (context) => {
+    const w = await world(context);
+    const [box0, box1] = w.box as [string, string];
+    const variables = {
+      name: 'Ann',
+      count: 42,
+      price: 120.5,
+      zero: 0,
+      paid: true,
+      late: false,
+      unused: 'never used',
+    };
+    const sent = expectCreated(
+      await w.send({
+        from: box0,
+        to: box1,
+        subject: 'Hi {{name}}, {{ count }} items',
+        preheader: '{{name}} paid={{paid}}',
+        text: 'Dear {{  name  }}: {{count}} / {{price}} / {{zero}} / {{late}} / {{paid}}',
+        variables,
+      }),
+      'text body',
+    );
+    expect(sent.subject).toBe('Hi Ann, 42 items');
+    expect(sent.preheader).toBe('Ann paid=true');
+    expect(sent.text).toBe('Dear Ann: 42 / 120.5 / 0 / false / true');
+    const copy = await w.delivered(box1);
+    expect(copy.subject, 'the recipient’s copy').toBe('Hi Ann, 42 items');
+    expect(copy.text).toBe('Dear Ann: 42 / 120.5 / 0 / false / true');
+
+    const md = expectCreated(
+      await w.send({
+        from: box0,
+        to: external('md'),
+        subject: '{{name}}',
+        markdown: '**{{name}}** owes {{ price }}; paid: {{paid}}',
+        variables,
+      }),
+      'Markdown body',
+    );
+    expect(md.subject).toBe('Ann');
+    expect(md.html ?? '').toMatch(/<strong>Ann<\/strong> owes 120\.5; paid: true/);
+    expect(md.text ?? '').toMatch(/Ann\** owes 120\.5; paid: true/);
+    const entry = (await w.outbox()).find((e) => e.sentEmailId === md.id);
+    expect(entry?.subject, 'the subject as sent').toBe('Ann');
+    const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry!.id)));
+    expect(parsed.subject).toBe('Ann');
+    expect(parsed.html || '').toMatch(/<strong>Ann<\/strong> owes 120\.5/);
+    expect(JSON.stringify([md, copy, sent]).includes('{{'), 'no placeholder left').toBe(false);
+  },
+  { needs: ['control-plane'] },
+);
+
+rule(
+  ['2.6-R3'],
+  'leaves {{name}} in a raw HTML body as written, and never asks for variables it contains',
+  async (context) => {
+    const w = await world(context);
+    const [box0, box1] = w.box as [string, string];
+    const html = '<p>Hi {{name}}, {{ missing }} and {{email}}</p>';
+    const sent = expectCreated(
+      await w.send({
+        from: box0,
+        to: box1,
+        subject: 'Hello {{name}}',
+        html,
+        variables: { name: 'Ann' },
+      }),
+      'HTML with variables supplied',
+    );
+    expect(sent.subject, 'variables still apply to the subject').toBe('Hello Ann');
+    expect(sent.html, 'the HTML keeps its braces').toBe(html);
+    expect((await w.delivered(box1)).html, 'in the recipient’s copy too').toBe(html);
+    const bare = expectCreated(
+      await w.send({ from: box0, to: box1, subject: 'No variables', html }),
+      'HTML with {{…}} and no variables at all',
+    );
+    expect(bare.html).toBe(html);
+  },
+  { needs: ['control-plane'] },
+);
+
+rule(
+  ['2.6-R4', 'D-48', 'D-24'],
+  'renders {{email}} and {{unsubscribe_url}} for each recipient: each local copy and each external message shows its own',
+  async (context) => {
+    const w = await world(context, 4);
+    const [box0, box1, box2, box3] = w.box as [string, string, string, string];
+    const extCc = external('cc');
+    const extBcc = external('bcc');
+    const sent = expectCreated(
+      await w.send({
+        from: box0,
+        to: box1,
+        cc: [box2, extCc],
+        bcc: [box3, extBcc],
+        subject: 'For {{email}}',
+        text: 'Hello {{ email }}, from {{name}}. Leave: {{unsubscribe_url}}',
+        variables: { name: 'Ann' },
+      }),
+    );
+    const urlOf = (text: string | null) => /Leave: (\S+)$/.exec(text ?? '')?.[1] ?? '';
+    expect(sent.subject, 'the sender’s copy is rendered for to').toBe(`For ${box1}`);
+    expect(sent.text).toMatch(new RegExp(`^Hello ${box1.replace(/\./g, '\\.')}, from Ann\\. `));
+    const urls = new Map<string, string>();
+    for (const mailbox of [box1, box2, box3]) {
+      const copy = await w.delivered(mailbox);
+      expect(copy.subject, `${mailbox}'s subject`).toBe(`For ${mailbox}`);
+      expect(copy.text?.startsWith(`Hello ${mailbox}, from Ann. Leave: `), copy.text ?? '').toBe(
+        true,
+      );
+      urls.set(mailbox, urlOf(copy.text));
+    }
+    expect(urlOf(sent.text), 'the sender’s copy has the link of to').toBe(urls.get(box1));
+    const entries = (await w.outbox()).filter((e) => e.sentEmailId === sent.id);
+    expect(entries.flatMap((e) => e.recipients).sort()).toEqual([extCc, extBcc].sort());
+    for (const entry of entries) {
+      expect(entry.recipients, 'a personal message has one recipient').toHaveLength(1);
+      const recipient = entry.recipients[0]!;
+      expect(entry.subject).toBe(`For ${recipient}`);
+      const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry.id)));
+      expect(parsed.subject).toBe(`For ${recipient}`);
+      const text = (parsed.text ?? '').trim();
+      expect(text.startsWith(`Hello ${recipient}, from Ann. Leave: `), text).toBe(true);
+      urls.set(recipient, urlOf(text));
+    }
+    for (const [address, url] of urls) {
+      expect(url, `${address}'s unsubscribe link`).toMatch(/^https?:\/\//);
+      expect(new URL(url).origin, `${address}'s link is the deployment's`).toBe(
+        context.target.origin,
+      );
+    }
+    expect(new Set(urls.values()).size, 'one link per recipient').toBe(urls.size);
+  },
+  { needs: ['control-plane'] },
+);
+
+rule(
+  ['2.6-R1', 'D-24'],
+  'refuses variable values that are objects, arrays or null, and names outside [A-Za-z_][A-Za-z0-9_]{0,63}, with invalid_variable',
+  async (context) => {
+    const w = await world(context);
+    const [box0, box1] = w.box as [string, string];
+    const base = { from: box0, to: box1, subject: 'Vars', text: 'x {{x}}' };
+    const cases: [string, unknown, string | undefined][] = [
+      ['an object value', { x: { a: 1 } }, 'variables.x'],
+      ['an array value', { x: ['a'] }, 'variables.x'],
+      ['a null value', { x: null }, 'variables.x'],
+      ['an object among good values', { a: 'ok', x: { b: 2 } }, 'variables.x'],
+      ['variables as a string', 'x=1', 'variables'],
+      ['variables as an array', [{ x: 1 }], 'variables'],
+      ['a name starting with a digit', { x: 1, '1x': 'a' }, undefined],
+      ['a name with a hyphen', { x: 1, 'a-b': 'a' }, undefined],
+      ['a 65-character name', { x: 1, [`a${'b'.repeat(64)}`]: 'a' }, undefined],
+    ];
+    for (const [label, variables, field] of cases)
+      expectError(
+        await w.send({ ...base, variables }),
+        400,
+        'invalid_variable',
+        field,
+        label,
+      );
+    await expectNothingStored(w, 'after invalid variables');
+    const long = `a${'b'.repeat(63)}`;
+    const sent = expectCreated(
+      await w.send({ ...base, text: `{{${long}}}`, variables: { [long]: 'sixty-four' } }),
+      'a 64-character name',
+    );
+    expect(sent.text).toBe('sixty-four');
+  },
+  { needs: ['control-plane'] },
+);
+
+rule(
+  ['2.6-R5', 'D-24'],
+  'refuses email and unsubscribe_url supplied as variables with reserved_variable, used or not',
+  async (context) => {
+    const w = await world(context);
+    const [box0, box1] = w.box as [string, string];
+    const base = { from: box0, to: box1, subject: 'Reserved' };
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['email, used', { text: '{{email}}', variables: { email: 'x@y.test' } }, 'variables.email'],
+      ['email, unused', { text: 'plain', variables: { email: 'x@y.test' } }, 'variables.email'],
+      [
+        'unsubscribe_url, used',
+        { text: '{{unsubscribe_url}}', variables: { unsubscribe_url: 'https://x.test/' } },
+        'variables.unsubscribe_url',
+      ],
+      [
+        'unsubscribe_url with others',
+        { markdown: 'm', variables: { a: 1, unsubscribe_url: 'u' } },
+        'variables.unsubscribe_url',
+      ],
+      ['email with an HTML body', { html: '<p/>', variables: { email: 'e' } }, 'variables.email'],
+    ];
+    for (const [label, json, field] of cases)
+      expectError(await w.send({ ...base, ...json }), 400, 'reserved_variable', field, label);
+    await expectNothingStored(w, 'after reserved variables');
+  },
+  { needs: ['control-plane'] },
+);
+
+rule(
+  ['4.3-R3', 'D-24', '7-R2'],
+  'refuses a variable used in the subject, preheader, text or Markdown but not supplied with missing_variable, storing and sending nothing',
+  async (context) => {
+    const w = await world(context);
+    const [box0, box1] = w.box as [string, string];
+    const base = { from: box0, to: box1, cc: [external('cc')], bcc: [box1] };
+    const cases: [string, Record<string, unknown>, string][] = [
+      ['in the subject', { subject: 'Hi {{first}}', text: 'x' }, 'first'],
+      ['in the subject, HTML body', { subject: 'Hi {{ first }}', html: '<p>x</p>' }, 'first'],
+      [
+        'in the preheader',
+        { subject: 's', preheader: 'See {{teaser}}', markdown: 'x', variables: { other: 1 } },
+        'teaser',
+      ],
+      ['in the text', { subject: 's', text: 'Total: {{amount}}', variables: {} }, 'amount'],
+      [
+        'in the Markdown',
+        { subject: '{{a}}', markdown: '**{{code_1}}**', variables: { a: 'A' } },
+        'code_1',
+      ],
+      ['case matters', { subject: 's', text: '{{name}}', variables: { Name: 'Ann' } }, 'name'],
+    ];
+    for (const [label, json, name] of cases)
+      expectError(
+        await w.send({ ...base, ...json }),
+        400,
+        'missing_variable',
+        `variables.${name}`,
+        label,
+      );
+    await expectNothingStored(w, 'after missing variables');
+  },
+  { needs: ['control-plane'] },
+);
+
+/** A piece of a generated template: literal text, a variable (by index), or {{email}}. */
+type Piece =
+  | { kind: 'literal'; text: string }
+  | { kind: 'variable'; index: number; left: string; right: string }
+  | { kind: 'email'; left: string; right: string };
+
+const SAFE = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:!?-_()[]*#@/é'.split('');
+const safeText = (max: number) =>
+  fc.array(fc.constantFrom(...SAFE), { maxLength: max }).map((cs) => cs.join(''));
+const spaces = fc.constantFrom('', ' ', '  ');
+const variableName = fc
+  .tuple(
+    fc.constantFrom(...'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_'.split('')),
+    fc.array(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz0123456789_'.split('')), {
+      maxLength: 7,
+    }),
+  )
+  .map(([head, tail]) => head + tail.join(''))
+  .filter((name) => name !== 'email' && name !== 'unsubscribe_url');
+const value = fc.oneof(
+  safeText(12),
+  fc.integer({ min: -1_000_000, max: 1_000_000 }),
+  fc.boolean(),
+);
+const piece = (names: number): fc.Arbitrary<Piece> =>
+  fc.oneof(
+    safeText(10).map((text) => ({ kind: 'literal' as const, text })),
+    fc
+      .tuple(fc.nat({ max: names - 1 }), spaces, spaces)
+      .map(([index, left, right]) => ({ kind: 'variable' as const, index, left, right })),
+    fc.tuple(spaces, spaces).map(([left, right]) => ({ kind: 'email' as const, left, right })),
+  );
+
+const generatedCase = fc
+  .uniqueArray(variableName, { minLength: 1, maxLength: 5 })
+  .chain((names) =>
+    fc.record({
+      names: fc.constant(names),
+      values: fc.array(value, { minLength: names.length, maxLength: names.length }),
+      // Mostly supplied, so that both outcomes (rendered, missing) come up often.
+      supplied: fc.array(
+        fc.oneof(
+          { weight: 4, arbitrary: fc.constant(true) },
+          { weight: 1, arbitrary: fc.constant(false) },
+        ),
+        { minLength: names.length, maxLength: names.length },
+      ),
+      subject: fc.array(piece(names.length), { maxLength: 6 }),
+      text: fc.array(piece(names.length), { maxLength: 8 }),
+    }),
+  );
+
+rule(
+  ['2.6-R1', '2.6-R2', '2.6-R4', '4.3-R3', 'D-24'],
+  'renders generated templates exactly as a naive replace does, and names a missing variable when one is used but not supplied',
+  async (context) => {
+    const w = await world(context);
+    const [box0, box1] = w.box as [string, string];
+    await context.property(generatedCase, async ({ names, values, supplied, subject, text }) => {
+      const source = (pieces: Piece[]) =>
+        pieces
+          .map((p) =>
+            p.kind === 'literal'
+              ? p.text
+              : `{{${p.left}${p.kind === 'email' ? 'email' : names[p.index]}${p.right}}}`,
+          )
+          .join('');
+      const rendered = (pieces: Piece[]) =>
+        pieces
+          .map((p) =>
+            p.kind === 'literal' ? p.text : p.kind === 'email' ? box1 : String(values[p.index]),
+          )
+          .join('');
+      const variables = Object.fromEntries(
+        names.flatMap((name, i) => (supplied[i] ? [[name, values[i]]] : [])),
+      );
+      const subjectTemplate = `S ${source(subject)}`;
+      const textTemplate = `T ${source(text)}`;
+      const response = await w.send({
+        from: box0,
+        to: box1,
+        subject: subjectTemplate,
+        text: textTemplate,
+        variables,
+      });
+      const missing = [...subject, ...text].flatMap((p) =>
+        p.kind === 'variable' && !supplied[p.index] ? [`variables.${names[p.index]}`] : [],
+      );
+      if (missing.length > 0) {
+        expect(response.status, `missing ${missing.join(', ')}: ${response.text}`).toBe(400);
+        const error = response.json<{ code: string; field?: string }>();
+        expect(error.code).toBe('missing_variable');
+        expect(missing, `field ${error.field} names a missing variable`).toContain(error.field);
+        return;
+      }
+      const sent = expectCreated(response, `subject ${subjectTemplate}, text ${textTemplate}`);
+      expect(sent.subject).toBe(`S ${rendered(subject)}`);
+      expect(sent.text).toBe(`T ${rendered(text)}`);
+    });
+  },
+  { needs: ['control-plane'], timeout: 60_000 },
+);

@@ -1,0 +1,172 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../errors.ts';
+import { pickBody } from './message-body.ts';
+import { checkRecipientCount } from './recipients.ts';
+import {
+  checkCallerVariables,
+  checkVariablesSupplied,
+  renderTemplate,
+  variablesUsed,
+} from './templates.ts';
+import { forwardSubject, replyRecipients, replySubject, replyThreading } from './threading.ts';
+
+function refusal(run: () => unknown): { code: string; field?: string } {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError)
+      return { code: error.code, ...(error.field ? { field: error.field } : {}) };
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('templates (§2.6, D-24)', () => {
+  it('finds {{name}} with or without inner spaces, in order of first use', () => {
+    expect(variablesUsed('Hi {{ first }}, {{last}} and {{first}} {{ 9bad }} {{email}}')).toEqual([
+      'first',
+      'last',
+      'email',
+    ]);
+  });
+
+  it('renders strings, numbers and booleans and leaves unknown placeholders alone', () => {
+    expect(renderTemplate('{{a}}/{{ b }}/{{c}}/{{d}}', { a: 'x', b: 42.5, c: false })).toBe(
+      'x/42.5/false/{{d}}',
+    );
+  });
+
+  it('refuses a used but missing variable, naming it, and accepts reserved ones as supplied', () => {
+    expect(
+      refusal(() =>
+        checkVariablesSupplied(['Hi {{name}}', undefined, '{{email}} {{other}}'], { name: 'x' }),
+      ),
+    ).toEqual({
+      code: 'missing_variable',
+      field: 'variables.other',
+    });
+    expect(() => checkVariablesSupplied(['{{email}} {{unsubscribe_url}}'], {})).not.toThrow();
+  });
+
+  it('refuses email and unsubscribe_url supplied by the caller', () => {
+    expect(refusal(() => checkCallerVariables({ unsubscribe_url: 'x' }))).toEqual({
+      code: 'reserved_variable',
+      field: 'variables.unsubscribe_url',
+    });
+  });
+
+  it('renders exactly like a plain replacement for any safe names and values', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(
+          fc.stringMatching(/^[a-z_][a-z0-9_]{0,8}$/),
+          fc.stringMatching(/^[^{}]{0,12}$/),
+        ),
+        (vars) => {
+          const names = Object.keys(vars);
+          const template = names.map((n) => `[{{${n}}}]`).join('');
+          expect(renderTemplate(template, vars)).toBe(names.map((n) => `[${vars[n]}]`).join(''));
+        },
+      ),
+    );
+  });
+});
+
+describe('recipients and bodies (§4.3 rules 1-2, D-10)', () => {
+  it('accepts 50 combined recipients and refuses 51 at the list where the count passed 50', () => {
+    expect(() =>
+      checkRecipientCount([
+        ['to', 1],
+        ['cc', 24],
+        ['bcc', 25],
+      ]),
+    ).not.toThrow();
+    expect(
+      refusal(() =>
+        checkRecipientCount([
+          ['to', 1],
+          ['cc', 24],
+          ['bcc', 26],
+        ]),
+      ),
+    ).toEqual({ code: 'too_many_recipients', field: 'bcc' });
+    expect(
+      refusal(() =>
+        checkRecipientCount([
+          ['to', 1],
+          ['cc', 50],
+          ['bcc', 0],
+        ]),
+      ),
+    ).toEqual({ code: 'too_many_recipients', field: 'cc' });
+  });
+
+  it('needs exactly one of markdown, html and text', () => {
+    expect(pickBody({ html: '<p>x</p>' })).toEqual({ kind: 'html', source: '<p>x</p>' });
+    expect(refusal(() => pickBody({}))).toEqual({ code: 'body_required', field: 'text' });
+    expect(refusal(() => pickBody({ markdown: 'a', text: 'b' }))).toEqual({
+      code: 'body_conflict',
+      field: 'text',
+    });
+    expect(pickBody({}, { optional: true })).toBeUndefined();
+  });
+});
+
+describe('reply and forward (D-22, D-23)', () => {
+  const original = {
+    from: { address: 'bob@partner.test', name: 'Bob' },
+    to: [
+      { address: 'alice@acme.test', name: null },
+      { address: 'dan@partner.test', name: null },
+    ],
+    cc: [
+      { address: 'carol@partner.test', name: null },
+      { address: 'bob@partner.test', name: null },
+    ],
+    replyTo: [],
+    messageId: '<m2@partner.test>',
+    references: ['<m1@partner.test>'],
+  };
+
+  it('adds Re: and Fwd: once, whatever the case', () => {
+    expect(replySubject('Invoice')).toBe('Re: Invoice');
+    expect(replySubject('RE: Invoice')).toBe('RE: Invoice');
+    expect(forwardSubject('Fw: Invoice')).toBe('Fw: Invoice');
+    expect(forwardSubject('Invoice')).toBe('Fwd: Invoice');
+  });
+
+  it('threads with In-Reply-To and References', () => {
+    expect(replyThreading(original)).toEqual({
+      inReplyTo: '<m2@partner.test>',
+      references: ['<m1@partner.test>', '<m2@partner.test>'],
+    });
+  });
+
+  it('replies to the sender only by default, and to everyone but itself, once each, with replyAll', () => {
+    expect(replyRecipients(original, 'alice@acme.test', false)).toEqual({
+      to: [original.from],
+      cc: [],
+    });
+    expect(replyRecipients(original, 'alice@acme.test', true)).toEqual({
+      to: [original.from, { address: 'dan@partner.test', name: null }],
+      cc: [{ address: 'carol@partner.test', name: null }],
+    });
+  });
+
+  it('replies to the recipients when replying to its own sent message, and prefers Reply-To', () => {
+    const sent = {
+      ...original,
+      from: { address: 'alice@acme.test', name: null },
+      to: [{ address: 'zed@x.test', name: null }],
+    };
+    expect(replyRecipients(sent, 'alice@acme.test', false).to).toEqual([
+      { address: 'zed@x.test', name: null },
+    ]);
+    const withReplyTo = {
+      ...original,
+      replyTo: [{ address: 'noreply-handler@partner.test', name: null }],
+    };
+    expect(replyRecipients(withReplyTo, 'alice@acme.test', false).to).toEqual(withReplyTo.replyTo);
+  });
+});

@@ -1,0 +1,63 @@
+import { ApiError } from '../errors.ts';
+
+/**
+ * §2.6 and D-24: `{{name}}` (spaces allowed inside the braces) in the subject, preheader, text
+ * and Markdown bodies; never in raw HTML. `email` and `unsubscribe_url` are reserved: the
+ * service supplies them per recipient and a caller may not.
+ */
+export type VariableValue = string | number | boolean;
+export type Variables = Record<string, VariableValue>;
+
+export const RESERVED_VARIABLES = ['email', 'unsubscribe_url'] as const;
+
+const PLACEHOLDER = /\{\{\s*([A-Za-z_][A-Za-z0-9_]{0,63})\s*\}\}/g;
+
+/** The variable names a template uses, in order of first use. */
+export function variablesUsed(template: string): string[] {
+  return [...new Set([...template.matchAll(PLACEHOLDER)].map((m) => m[1] as string))];
+}
+
+/** Refuses reserved names supplied by the caller (400 reserved_variable). */
+export function checkCallerVariables(variables: Variables): void {
+  for (const name of RESERVED_VARIABLES) {
+    if (Object.hasOwn(variables, name)) {
+      throw new ApiError(
+        'reserved_variable',
+        `"${name}" is reserved: the service supplies it per recipient.`,
+        `variables.${name}`,
+      );
+    }
+  }
+}
+
+/**
+ * §4.3 rule 3: every variable the templates use must be supplied (or reserved), checked
+ * before anything is stored or sent; the first missing one is named in `field`.
+ */
+export function checkVariablesSupplied(
+  templates: (string | undefined)[],
+  variables: Variables,
+): void {
+  for (const template of templates) {
+    if (template === undefined) continue;
+    for (const name of variablesUsed(template)) {
+      if (
+        !Object.hasOwn(variables, name) &&
+        !(RESERVED_VARIABLES as readonly string[]).includes(name)
+      ) {
+        throw new ApiError(
+          'missing_variable',
+          `Variable "${name}" is used but not supplied.`,
+          `variables.${name}`,
+        );
+      }
+    }
+  }
+}
+
+/** Replaces every placeholder; numbers and booleans as JavaScript writes them. */
+export function renderTemplate(template: string, values: Variables): string {
+  return template.replace(PLACEHOLDER, (whole, name: string) =>
+    Object.hasOwn(values, name) ? String(values[name]) : whole,
+  );
+}

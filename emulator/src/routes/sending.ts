@@ -1,0 +1,40 @@
+import { Hono, type Context } from 'hono';
+import { emailDetail } from '../domain/email-view.ts';
+import type { Email } from '../domain/types.ts';
+import type { ApiEnv } from '../http/auth.ts';
+import { readJsonObject } from '../http/json-body.ts';
+import type { SendService } from '../services/send-service.ts';
+import type { Store } from '../store/store.ts';
+import { emailInScope } from './emails.ts';
+
+/** D-21: 201, the sent copy as detail, and where to read it again. */
+function created(c: Context<ApiEnv>, sent: Email): Response {
+  const base = new URL(c.req.url);
+  const location = `${base.origin}/openapi/v1/emails/${encodeURIComponent(sent.id)}`;
+  return c.json(emailDetail(sent), 201, { Location: location });
+}
+
+/** §4.3, §4.7, §4.8: send, reply and forward. Not idempotent: every call makes new mail. */
+export function sendingRoutes(store: Store, sender: SendService): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const origin = (c: Context) => new URL(c.req.url).origin;
+
+  app.post('/send', async (c) => {
+    const body = await readJsonObject(c);
+    return created(c, await sender.send(c.get('access'), body, origin(c)));
+  });
+
+  app.post('/:emailId/reply', async (c) => {
+    const original = emailInScope(c, store);
+    const body = await readJsonObject(c);
+    return created(c, await sender.reply(c.get('access'), original, body, origin(c)));
+  });
+
+  app.post('/:emailId/forward', async (c) => {
+    const original = emailInScope(c, store);
+    const body = await readJsonObject(c);
+    return created(c, await sender.forward(c.get('access'), original, body, origin(c)));
+  });
+
+  return app;
+}

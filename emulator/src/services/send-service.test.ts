@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { createApp, createServices, defaultDeps } from '../app.ts';
+
+async function world() {
+  const deps = defaultDeps({ logError: () => {} });
+  const services = createServices(deps);
+  const owner = services.directory.createOwner({ name: 'Acme' });
+  for (const address of ['alice@acme.test', 'bob@acme.test']) {
+    services.directory.createMailbox({ address });
+    services.directory.grant(owner.id, address);
+  }
+  const { secret } = services.directory.createKey({
+    ownerId: owner.id,
+    name: 'app',
+    scope: 'follow-owner',
+  });
+  const app = createApp(deps, services);
+  const headers = { Authorization: `Bearer ${secret}` };
+  return { deps, app, headers };
+}
+
+describe('attachment reuse (§2.4)', () => {
+  it('keeps one stored copy of the bytes however many sends, replies and forwards reuse an upload', async () => {
+    const { deps, app, headers } = await world();
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob([new Uint8Array(200_000).fill(7)], { type: 'application/pdf' }),
+      'big.pdf',
+    );
+    const upload = (await (
+      await app.request('/openapi/v1/attachments', { method: 'POST', body: form, headers })
+    ).json()) as { id: string };
+    const before = deps.store.blobs.stats();
+    expect(before).toEqual({ count: 1, bytes: 200_000 });
+
+    const post = async (path: string, json: object) => {
+      const response = await app.request(`/openapi/v1${path}`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify(json),
+      });
+      expect(response.status, await response.clone().text()).toBe(201);
+      return (await response.json()) as { id: string };
+    };
+    let last = { id: '' };
+    for (let i = 0; i < 5; i += 1) {
+      last = await post('/emails/send', {
+        from: 'alice@acme.test',
+        to: 'bob@acme.test',
+        cc: ['carol@ext.test'],
+        subject: `n${i}`,
+        text: 'x',
+        attachmentIds: [upload.id],
+      });
+    }
+    await post(`/emails/${last.id}/reply`, { text: 'again', attachmentIds: [upload.id] });
+    await post(`/emails/${last.id}/forward`, { to: 'dave@ext.test' });
+    expect(deps.store.blobs.stats()).toEqual(before);
+  });
+});

@@ -1,0 +1,518 @@
+import { ApiError } from '../errors.ts';
+import type { Clock } from '../clock.ts';
+import type { Ids } from '../ids.ts';
+import type { Access } from '../http/auth.ts';
+import type { RequestValidator } from '../http/request-validator.ts';
+import { snippetOf } from '../domain/email-view.ts';
+import { htmlToPlainText, renderMarkdown } from '../domain/markdown.ts';
+import { pickBody, type GivenBody } from '../domain/message-body.ts';
+import { checkRecipientCount, requireAddress, requireAddresses } from '../domain/recipients.ts';
+import {
+  checkCallerVariables,
+  checkVariablesSupplied,
+  renderTemplate,
+  variablesUsed,
+  type Variables,
+} from '../domain/templates.ts';
+import { unsubscribeToken } from '../domain/unsubscribe.ts';
+import {
+  forwardSubject,
+  replyRecipients,
+  replySubject,
+  replyThreading,
+} from '../domain/threading.ts';
+import type { Address, Email, Mailbox, NewAttachment } from '../domain/types.ts';
+import { composeMime } from '../mime/compose.ts';
+import type { Store } from '../store/store.ts';
+import { faultError, type FaultInjector, type FaultableOperation } from './faults.ts';
+
+/** §8 limits on what one message carries. */
+export const MAX_ATTACHMENTS = 20;
+export const MAX_ATTACHMENT_BYTES = 3 * 1024 * 1024;
+export const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
+
+/** Bytes to attach, found by upload id for the key's owner (the attachments seam, §2.4). */
+export interface AttachmentSource {
+  resolve(
+    ownerId: string,
+    ids: string[],
+  ): { name: string; contentType: string; bytes: Uint8Array }[];
+}
+
+/** A message before rendering: every template still a template. */
+interface Draft {
+  operation: FaultableOperation;
+  mailbox: Mailbox;
+  from: Address;
+  to: Address[];
+  cc: Address[];
+  bcc: Address[];
+  /** Where each recipient came from, to name the field of a suppressed one. */
+  recipientFields: Map<string, string>;
+  subject: { template: string } | { literal: string };
+  preheader: string | undefined;
+  body: GivenBody | { kind: 'original'; text: string | null; html: string | null };
+  variables: Variables;
+  inReplyTo: string | null;
+  references: string[];
+  attachments: { name: string; contentType: string; bytes: Uint8Array }[];
+}
+
+interface Rendered {
+  subject: string;
+  preheader: string | null;
+  text: string | null;
+  html: string | null;
+  raw: Buffer;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * What creates mail (§4.3, §4.7, §4.8): checks every rule before anything is written, renders
+ * templates (§2.6), builds the real MIME message, then in one transaction stores the sender's
+ * copy in `sent`, a copy in the inbox of every recipient that is a mailbox here, and captures
+ * mail for everyone else in the outbox.
+ */
+export class SendService {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ids: Ids,
+    private readonly requests: RequestValidator,
+    private readonly faults: FaultInjector,
+    private readonly attachments: AttachmentSource,
+    /** Signs unsubscribe links so they cannot be forged for another address. */
+    private readonly unsubscribeKey: string,
+    private readonly onDelivered: (email: Email) => void = () => {},
+  ) {}
+
+  async send(access: Access, body: Json, origin: string): Promise<Email> {
+    this.requests.check('SendEmailRequest', body);
+    const request = body as {
+      from: string;
+      to: string;
+      cc?: string[];
+      bcc?: string[];
+      subject: string;
+      preheader?: string;
+      markdown?: string;
+      html?: string;
+      text?: string;
+      variables?: Variables;
+      attachmentIds?: string[];
+    };
+    const given = pickBody(request) as GivenBody;
+    const from = requireAddress(request.from, 'from');
+    const mailbox = access.mailboxes.get(from.address);
+    if (mailbox === undefined)
+      throw new ApiError(
+        'mailbox_not_found',
+        `No mailbox ${from.address} is available to this key.`,
+        'from',
+      );
+    const to = [requireAddress(request.to, 'to')];
+    const cc = requireAddresses(request.cc, 'cc');
+    const bcc = requireAddresses(request.bcc, 'bcc');
+    return this.dispatch(
+      {
+        operation: 'send',
+        mailbox,
+        from: { address: mailbox.address, name: from.name ?? mailbox.displayName },
+        to,
+        cc,
+        bcc,
+        recipientFields: fieldsOf(to, cc, bcc),
+        subject: { template: request.subject },
+        preheader: request.preheader,
+        body: given,
+        variables: request.variables ?? {},
+        inReplyTo: null,
+        references: [],
+        attachments: this.uploads(access, request.attachmentIds),
+      },
+      origin,
+    );
+  }
+
+  async reply(access: Access, original: Email, body: Json, origin: string): Promise<Email> {
+    this.requests.check('ReplyRequest', body);
+    const request = body as {
+      replyAll?: boolean;
+      cc?: string[];
+      bcc?: string[];
+      preheader?: string;
+      markdown?: string;
+      html?: string;
+      text?: string;
+      variables?: Variables;
+      attachmentIds?: string[];
+    };
+    const given = pickBody(request) as GivenBody;
+    const mailbox = access.mailboxes.get(original.mailbox) as Mailbox;
+    const derived = replyRecipients(original, mailbox.address, request.replyAll ?? false);
+    const extraCc = requireAddresses(request.cc, 'cc');
+    const bcc = requireAddresses(request.bcc, 'bcc');
+    const cc = [...derived.cc, ...extraCc];
+    return this.dispatch(
+      {
+        operation: 'reply',
+        mailbox,
+        from: { address: mailbox.address, name: mailbox.displayName },
+        to: derived.to,
+        cc,
+        bcc,
+        recipientFields: fieldsOf(derived.to, cc, bcc, derived.cc.length),
+        subject: { literal: replySubject(original.subject) },
+        preheader: request.preheader,
+        body: given,
+        variables: request.variables ?? {},
+        ...replyThreading(original),
+        attachments: this.uploads(access, request.attachmentIds),
+      },
+      origin,
+    );
+  }
+
+  async forward(access: Access, original: Email, body: Json, origin: string): Promise<Email> {
+    this.requests.check('ForwardRequest', body);
+    const request = body as {
+      to: string;
+      cc?: string[];
+      bcc?: string[];
+      subject?: string;
+      preheader?: string;
+      markdown?: string;
+      html?: string;
+      text?: string;
+      variables?: Variables;
+      attachmentIds?: string[];
+    };
+    const given = pickBody(request, { optional: true });
+    const mailbox = access.mailboxes.get(original.mailbox) as Mailbox;
+    const to = [requireAddress(request.to, 'to')];
+    const cc = requireAddresses(request.cc, 'cc');
+    const bcc = requireAddresses(request.bcc, 'bcc');
+    return this.dispatch(
+      {
+        operation: 'forward',
+        mailbox,
+        from: { address: mailbox.address, name: mailbox.displayName },
+        to,
+        cc,
+        bcc,
+        recipientFields: fieldsOf(to, cc, bcc),
+        subject:
+          request.subject === undefined
+            ? { literal: forwardSubject(original.subject) }
+            : { template: request.subject },
+        preheader: request.preheader,
+        body: given ?? { kind: 'original', text: original.text, html: original.html },
+        variables: request.variables ?? {},
+        inReplyTo: null,
+        references: [],
+        attachments:
+          request.attachmentIds === undefined
+            ? this.originalAttachments(original)
+            : this.uploads(access, request.attachmentIds),
+      },
+      origin,
+    );
+  }
+
+  private async dispatch(draft: Draft, origin: string): Promise<Email> {
+    checkRecipientCount([
+      ['to', draft.to.length],
+      ['cc', draft.cc.length],
+      ['bcc', draft.bcc.length],
+    ]);
+    checkCallerVariables(draft.variables);
+    const templates = this.templatesOf(draft);
+    checkVariablesSupplied(templates, draft.variables);
+    this.checkAttachmentLimits(draft);
+    for (const recipient of [...draft.to, ...draft.cc, ...draft.bcc]) {
+      if (this.store.directory.isSuppressed(recipient.address)) {
+        throw new ApiError(
+          'recipient_suppressed',
+          `${recipient.address} is suppressed; nothing was sent.`,
+          draft.recipientFields.get(recipient.address),
+        );
+      }
+    }
+
+    // {{email}} and {{unsubscribe_url}} differ per recipient; otherwise one rendering serves all.
+    const personal = templates.some(
+      (t) =>
+        t !== undefined && variablesUsed(t).some((v) => v === 'email' || v === 'unsubscribe_url'),
+    );
+    const now = this.clock.now();
+    const sentId = this.ids.emailId(now);
+    const messageId = `<${sentId.toLowerCase()}@${draft.mailbox.domain}>`;
+    const recipients = uniqueAddresses([...draft.to, ...draft.cc, ...draft.bcc]);
+    const renderings = new Map<string, Rendered>();
+    const renderFor = async (recipient: Address) => {
+      const key = personal ? recipient.address : '';
+      let rendered = renderings.get(key);
+      if (rendered === undefined) {
+        rendered = await this.render(draft, recipient, origin, messageId, now);
+        renderings.set(key, rendered);
+      }
+      return rendered;
+    };
+    const primary = await renderFor(draft.to[0] as Address);
+    for (const recipient of recipients) await renderFor(recipient);
+
+    const fault = this.faults.take(draft.operation);
+    if (fault?.mode === 'error') throw faultError(fault);
+
+    const sent = this.store.transaction(() => {
+      const sentCopy = this.copy(
+        draft,
+        primary,
+        { id: sentId, mailbox: draft.mailbox.address, folder: 'sent', read: true, bcc: draft.bcc },
+        messageId,
+        now,
+      );
+      const external: Address[] = [];
+      for (const recipient of recipients) {
+        const local = this.store.directory.getMailbox(recipient.address);
+        if (local === undefined) {
+          external.push(recipient);
+          continue;
+        }
+        const rendered = personal ? (renderings.get(recipient.address) as Rendered) : primary;
+        const delivered = this.copy(
+          draft,
+          rendered,
+          {
+            id: this.ids.emailId(now),
+            mailbox: local.address,
+            folder: 'inbox',
+            read: false,
+            bcc: [],
+          },
+          messageId,
+          now,
+        );
+        this.onDelivered(delivered);
+      }
+      const groups = personal ? external.map((r) => [r]) : external.length > 0 ? [external] : [];
+      for (const group of groups) {
+        const rendered = personal
+          ? (renderings.get((group[0] as Address).address) as Rendered)
+          : primary;
+        this.store.outbox.add(
+          {
+            id: this.ids.prefixed('out'),
+            sentEmailId: sentCopy.id,
+            from: draft.mailbox.address,
+            recipients: group.map((r) => r.address),
+            subject: rendered.subject,
+            messageId,
+            createdAt: now.toISOString(),
+          },
+          rendered.raw,
+        );
+      }
+      return sentCopy;
+    });
+
+    if (fault?.mode === 'timeout-after-commit') throw faultError(fault);
+    return sent;
+  }
+
+  /** Every template of the draft: subject (when given), preheader, text or Markdown body. */
+  private templatesOf(draft: Draft): (string | undefined)[] {
+    const body =
+      draft.body.kind === 'text' || draft.body.kind === 'markdown' ? draft.body.source : undefined;
+    return [
+      'template' in draft.subject ? draft.subject.template : undefined,
+      draft.preheader,
+      body,
+    ];
+  }
+
+  private async render(
+    draft: Draft,
+    recipient: Address,
+    origin: string,
+    messageId: string,
+    now: Date,
+  ): Promise<Rendered> {
+    const values: Variables = {
+      ...draft.variables,
+      email: recipient.address,
+      unsubscribe_url: this.unsubscribeUrl(origin, recipient.address),
+    };
+    const subject =
+      'template' in draft.subject
+        ? renderTemplate(draft.subject.template, values)
+        : draft.subject.literal;
+    if ([...subject].length > 998)
+      throw new ApiError(
+        'subject_too_long',
+        'subject is longer than 998 characters once variables are filled in.',
+        'subject',
+      );
+    const preheader =
+      draft.preheader === undefined ? null : renderTemplate(draft.preheader, values);
+    let text: string | null;
+    let html: string | null;
+    switch (draft.body.kind) {
+      case 'markdown':
+        ({ text, html } = renderMarkdown(renderTemplate(draft.body.source, values)));
+        break;
+      case 'text':
+        text = renderTemplate(draft.body.source, values);
+        html = null;
+        break;
+      case 'html':
+        text = null;
+        html = draft.body.source; // §2.6: variables never apply to raw HTML
+        break;
+      case 'original':
+        ({ text, html } = draft.body);
+        break;
+    }
+    if (html !== null && preheader !== null) html = withPreheader(html, preheader);
+    const raw = await composeMime({
+      from: draft.from,
+      to: draft.to,
+      cc: draft.cc,
+      subject,
+      text,
+      html,
+      messageId,
+      inReplyTo: draft.inReplyTo,
+      references: draft.references,
+      date: now,
+      attachments: draft.attachments,
+    });
+    if (raw.length > MAX_MESSAGE_BYTES) {
+      throw new ApiError(
+        'message_too_large',
+        `The encoded message is ${raw.length} bytes; the platform accepts at most ${MAX_MESSAGE_BYTES} (5 MiB). Put large files' url in the body instead.`,
+        'attachmentIds',
+      );
+    }
+    return { subject, preheader, text, html, raw };
+  }
+
+  private copy(
+    draft: Draft,
+    rendered: Rendered,
+    place: { id: string; mailbox: string; folder: 'sent' | 'inbox'; read: boolean; bcc: Address[] },
+    messageId: string,
+    now: Date,
+  ): Email {
+    const attachments: NewAttachment[] = draft.attachments.map((a) => ({
+      id: this.ids.uuid(),
+      ...a,
+    }));
+    const email: Email = {
+      id: place.id,
+      mailbox: place.mailbox,
+      folder: place.folder,
+      read: place.read,
+      starred: false,
+      from: draft.from,
+      to: draft.to,
+      cc: draft.cc,
+      bcc: place.bcc,
+      replyTo: [],
+      subject: rendered.subject,
+      snippet: snippetOf(
+        rendered.text ?? (rendered.html === null ? null : htmlToPlainText(rendered.html)),
+      ),
+      text: rendered.text,
+      html: rendered.html,
+      preheader: rendered.preheader,
+      messageId,
+      inReplyTo: draft.inReplyTo,
+      references: draft.references,
+      receivedAt: now.toISOString(),
+      sentAt: now.toISOString(),
+      attachmentCount: attachments.length,
+      attachments: attachments.map(({ id, name, contentType, bytes }) => ({
+        id,
+        name,
+        contentType,
+        size: bytes.length,
+      })),
+    };
+    // Attachment bytes live once, in blobs (§2.4); the encoded message is kept only where it
+    // leaves the deployment (the outbox), not in every mailbox copy.
+    this.store.emails.insert(email, attachments);
+    return email;
+  }
+
+  private checkAttachmentLimits(draft: Draft): void {
+    if (draft.attachments.length > MAX_ATTACHMENTS) {
+      throw new ApiError(
+        'too_many_attachments',
+        `At most ${MAX_ATTACHMENTS} files per email; got ${draft.attachments.length}.`,
+        'attachmentIds',
+      );
+    }
+    const bytes = draft.attachments.reduce((sum, a) => sum + a.bytes.length, 0);
+    if (bytes > MAX_ATTACHMENT_BYTES) {
+      throw new ApiError(
+        'attachments_too_large',
+        `The attachments add up to ${bytes} bytes; at most ${MAX_ATTACHMENT_BYTES} (3 MiB) per email. For larger files, put the upload's url in the body instead of its id (§8).`,
+        'attachmentIds',
+      );
+    }
+  }
+
+  private uploads(access: Access, ids: string[] | undefined): Draft['attachments'] {
+    return ids === undefined || ids.length === 0
+      ? []
+      : this.attachments.resolve(access.owner.id, ids);
+  }
+
+  private originalAttachments(original: Email): Draft['attachments'] {
+    return original.attachments.map((a) => {
+      const stored = this.store.emails.attachment(a.id);
+      if (stored === undefined)
+        throw new Error(`attachment ${a.id} of ${original.id} has no bytes`);
+      return { name: a.name, contentType: a.contentType, bytes: stored.bytes };
+    });
+  }
+
+  /** D-24: a per-recipient link that suppresses the address when opened; signed, so unforgeable. */
+  private unsubscribeUrl(origin: string, address: string): string {
+    return `${origin}/unsubscribe/${unsubscribeToken(this.unsubscribeKey, address)}`;
+  }
+}
+
+function fieldsOf(
+  to: Address[],
+  cc: Address[],
+  bcc: Address[],
+  derivedCc = 0,
+): Map<string, string> {
+  const fields = new Map<string, string>();
+  const add = (address: string, field: string) => {
+    if (!fields.has(address)) fields.set(address, field);
+  };
+  to.forEach((a) => add(a.address, 'to'));
+  // Cc derived from the original (reply-all) has no request field; name the list.
+  cc.forEach((a, i) => add(a.address, i < derivedCc ? 'cc' : `cc[${i - derivedCc}]`));
+  bcc.forEach((a, i) => add(a.address, `bcc[${i}]`));
+  return fields;
+}
+
+function uniqueAddresses(addresses: Address[]): Address[] {
+  const seen = new Set<string>();
+  return addresses.filter((a) => !seen.has(a.address) && seen.add(a.address));
+}
+
+/** D-8: the preheader as a hidden first element of the HTML part. */
+function withPreheader(html: string, preheader: string): string {
+  const escaped = preheader
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+  return `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${escaped}</div>${html}`;
+}
