@@ -1,0 +1,147 @@
+import autocannon from 'autocannon';
+import { createApp, createServices, defaultDeps } from '../emulator/src/app.ts';
+import { listen, ms, percentile, sampleLatency } from './measure.ts';
+
+const MIB = 1024 * 1024;
+
+function world() {
+  const deps = defaultDeps({ logError: () => {} });
+  const services = createServices(deps);
+  const owner = services.directory.createOwner({ name: 'Bench' });
+  const sender = services.directory.createMailbox({
+    address: 'sender@acme.test',
+    displayName: 'Sender',
+  }).address;
+  services.directory.grant(owner.id, sender);
+  const { secret } = services.directory.createKey({
+    ownerId: owner.id,
+    name: 'bench',
+    scope: 'follow-owner',
+  });
+  return {
+    deps,
+    services,
+    app: createApp(deps, services),
+    sender,
+    auth: { Authorization: `Bearer ${secret}` },
+  };
+}
+
+/** Sends over HTTP for `seconds`, each request to a distinct external recipient. */
+async function sendThroughput(
+  origin: string,
+  auth: Record<string, string>,
+  body: (i: number) => object,
+  seconds: number,
+) {
+  let i = 0;
+  const result = await autocannon({
+    url: `${origin}/openapi/v1/emails/send`,
+    duration: seconds,
+    connections: 10,
+    requests: [
+      {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: JSON.stringify(body(i++)) }),
+      },
+    ],
+  });
+  return { rps: result.requests.average, p99: result.latency.p99, non2xx: result.non2xx };
+}
+
+/**
+ * §4.3 and §8 figures: plain-text and Markdown sends over HTTP (MIME built with MailComposer
+ * and stored, outbox capture included), a send with 20 attachments of 3 MiB in all, uploads.
+ */
+export async function benchSendSide(print: (line: string) => void): Promise<void> {
+  const { deps, app, sender, auth } = world();
+  const server = await listen(app);
+  try {
+    const text = await sendThroughput(
+      server.origin,
+      auth,
+      (i) => ({
+        from: sender,
+        to: `r${i}@external.test`,
+        subject: `Order ${i}`,
+        text: 'Your order has shipped.',
+      }),
+      5,
+    );
+    print(
+      `plain-text sends over HTTP, a distinct recipient each: ${text.rps.toFixed(0)}/s (target ≥ 1,000/s), p99 ${text.p99} ms, non-2xx ${text.non2xx}`,
+    );
+    const markdown = await sendThroughput(
+      server.origin,
+      auth,
+      (i) => ({
+        from: sender,
+        to: `m${i}@external.test`,
+        subject: 'Hello {{name}}',
+        markdown:
+          '# Hi {{name}}\n\nYour **order** [#{{n}}](https://shop.test/o) shipped.\n\n- one\n- two',
+        variables: { name: `R${i}`, n: i },
+      }),
+      5,
+    );
+    print(
+      `Markdown sends with variables over HTTP: ${markdown.rps.toFixed(0)}/s, p99 ${markdown.p99} ms, non-2xx ${markdown.non2xx}`,
+    );
+    print(`outbox after the runs: ${deps.store.outbox.list().length} captured messages`);
+  } finally {
+    await server.close();
+  }
+
+  const post = async (path: string, init: RequestInit) =>
+    Promise.resolve(app.request(`/openapi/v1${path}`, init));
+  const ids: string[] = [];
+  const per = Math.floor((3 * MIB) / 20);
+  for (let i = 0; i < 20; i += 1) {
+    const form = new FormData();
+    form.append(
+      'file',
+      new Blob([new Uint8Array(per).map((_, j) => (j * 31 + i) & 255)]),
+      `part-${i}.bin`,
+    );
+    ids.push(
+      (
+        (await (
+          await post('/attachments', { method: 'POST', body: form, headers: auth })
+        ).json()) as { id: string }
+      ).id,
+    );
+  }
+  const heavy = await sampleLatency(40, async () => {
+    const response = await post('/emails/send', {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        from: sender,
+        to: 'heavy@external.test',
+        subject: 'Files',
+        text: 'Attached.',
+        attachmentIds: ids,
+      }),
+    });
+    if (response.status !== 201)
+      throw new Error(`send failed: ${response.status} ${await response.text()}`);
+  });
+  const size = deps.store.outbox.list()[0]?.size ?? 0;
+  print(
+    `send with 20 attachments, ${20 * per} bytes raw (${size} bytes encoded), in process: p50 ${ms(percentile(heavy, 50))}, p99 ${ms(percentile(heavy, 99))} (n=40)`,
+  );
+
+  const file = new Uint8Array(MIB).fill(1);
+  const started = performance.now();
+  const count = 50;
+  for (let i = 0; i < count; i += 1) {
+    const form = new FormData();
+    form.append('file', new Blob([file]), `u${i}.bin`);
+    await post('/attachments', { method: 'POST', body: form, headers: auth });
+  }
+  const seconds = (performance.now() - started) / 1000;
+  print(
+    `uploads of 1 MiB in process: ${(count / seconds).toFixed(0)}/s, ${((count * MIB) / MIB / seconds).toFixed(0)} MiB/s`,
+  );
+}
