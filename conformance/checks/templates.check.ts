@@ -253,13 +253,7 @@ rule(
       ['a 65-character name', { x: 1, [`a${'b'.repeat(64)}`]: 'a' }, undefined],
     ];
     for (const [label, variables, field] of cases)
-      expectError(
-        await w.send({ ...base, variables }),
-        400,
-        'invalid_variable',
-        field,
-        label,
-      );
+      expectError(await w.send({ ...base, variables }), 400, 'invalid_variable', field, label);
     await expectNothingStored(w, 'after invalid variables');
     const long = `a${'b'.repeat(63)}`;
     const sent = expectCreated(
@@ -342,7 +336,8 @@ type Piece =
   | { kind: 'variable'; index: number; left: string; right: string }
   | { kind: 'email'; left: string; right: string };
 
-const SAFE = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:!?-_()[]*#@/é'.split('');
+const SAFE =
+  'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:!?-_()[]*#@/é'.split('');
 const safeText = (max: number) =>
   fc.array(fc.constantFrom(...SAFE), { maxLength: max }).map((cs) => cs.join(''));
 const spaces = fc.constantFrom('', ' ', '  ');
@@ -355,11 +350,7 @@ const variableName = fc
   )
   .map(([head, tail]) => head + tail.join(''))
   .filter((name) => name !== 'email' && name !== 'unsubscribe_url');
-const value = fc.oneof(
-  safeText(12),
-  fc.integer({ min: -1_000_000, max: 1_000_000 }),
-  fc.boolean(),
-);
+const value = fc.oneof(safeText(12), fc.integer({ min: -1_000_000, max: 1_000_000 }), fc.boolean());
 const piece = (names: number): fc.Arbitrary<Piece> =>
   fc.oneof(
     safeText(10).map((text) => ({ kind: 'literal' as const, text })),
@@ -369,24 +360,22 @@ const piece = (names: number): fc.Arbitrary<Piece> =>
     fc.tuple(spaces, spaces).map(([left, right]) => ({ kind: 'email' as const, left, right })),
   );
 
-const generatedCase = fc
-  .uniqueArray(variableName, { minLength: 1, maxLength: 5 })
-  .chain((names) =>
-    fc.record({
-      names: fc.constant(names),
-      values: fc.array(value, { minLength: names.length, maxLength: names.length }),
-      // Mostly supplied, so that both outcomes (rendered, missing) come up often.
-      supplied: fc.array(
-        fc.oneof(
-          { weight: 4, arbitrary: fc.constant(true) },
-          { weight: 1, arbitrary: fc.constant(false) },
-        ),
-        { minLength: names.length, maxLength: names.length },
+const generatedCase = fc.uniqueArray(variableName, { minLength: 1, maxLength: 5 }).chain((names) =>
+  fc.record({
+    names: fc.constant(names),
+    values: fc.array(value, { minLength: names.length, maxLength: names.length }),
+    // Mostly supplied, so that both outcomes (rendered, missing) come up often.
+    supplied: fc.array(
+      fc.oneof(
+        { weight: 4, arbitrary: fc.constant(true) },
+        { weight: 1, arbitrary: fc.constant(false) },
       ),
-      subject: fc.array(piece(names.length), { maxLength: 6 }),
-      text: fc.array(piece(names.length), { maxLength: 8 }),
-    }),
-  );
+      { minLength: names.length, maxLength: names.length },
+    ),
+    subject: fc.array(piece(names.length), { maxLength: 6 }),
+    text: fc.array(piece(names.length), { maxLength: 8 }),
+  }),
+);
 
 rule(
   ['2.6-R1', '2.6-R2', '2.6-R4', '4.3-R3', 'D-24'],

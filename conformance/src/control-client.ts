@@ -131,6 +131,62 @@ export class ControlClient {
   async now(): Promise<string> {
     return (await this.call('GET', '/clock')).json<{ now: string }>().now;
   }
+
+  /** Suppresses an address (§4.3 rule 4): mail to it then fails with 422 (D-25). */
+  async suppress(address: string, reason?: string): Promise<void> {
+    await this.call('POST', '/suppressions', {
+      json: reason === undefined ? { address } : { address, reason },
+    });
+  }
+
+  /** Lifts a suppression. */
+  async unsuppress(address: string): Promise<void> {
+    await this.call('DELETE', `/suppressions/${encodeURIComponent(address)}`);
+  }
+
+  /** Mail captured for addresses that are not mailboxes of the target, newest first. */
+  async outbox(): Promise<OutboxEntry[]> {
+    return (await this.call('GET', '/outbox')).json<OutboxEntry[]>();
+  }
+
+  /** The raw RFC 822 bytes of one captured message. */
+  async outboxEml(id: string): Promise<Uint8Array> {
+    return (await this.call('GET', `/outbox/${encodeURIComponent(id)}/eml`)).bytes;
+  }
+
+  async clearOutbox(): Promise<void> {
+    await this.call('DELETE', '/outbox');
+  }
+
+  /** Arms a fault for send, reply or forward (D-47). */
+  async armFault(fault: ArmFault): Promise<void> {
+    await this.call('POST', '/faults', { json: fault });
+  }
+
+  async clearFaults(): Promise<void> {
+    await this.call('DELETE', '/faults');
+  }
+}
+
+/** A message captured instead of sent (spec/control.yaml, OutboxEntry). */
+export interface OutboxEntry {
+  id: string;
+  sentEmailId: string | null;
+  from: string;
+  /** Envelope recipients outside the target, lower case. */
+  recipients: string[];
+  subject: string;
+  messageId: string;
+  size: number;
+  createdAt: string;
+}
+
+/** The body of `POST /faults` (spec/control.yaml, ArmFaultRequest). */
+export interface ArmFault {
+  operations?: ('send' | 'reply' | 'forward')[];
+  count?: number;
+  mode: 'error' | 'timeout-after-commit';
+  status?: 500 | 502 | 503 | 504;
 }
 
 /** A world of its own for one check: fresh owner, domain and mailboxes, named at random. */

@@ -19,8 +19,16 @@ import { FaultInjector } from './services/faults.ts';
 import { InboundService } from './services/inbound-service.ts';
 import { SendService } from './services/send-service.ts';
 import { UploadService } from './services/upload-service.ts';
+import { WebhookService } from './services/webhook-service.ts';
+import { WebhookSink } from './services/webhook-sink.ts';
+import { sinkRoutes } from './routes/sink.ts';
+import { httpConnector, type Connector } from './webhooks/connector.ts';
+import { WebhookDispatcher } from './webhooks/dispatcher.ts';
+import { systemResolver, type Resolver } from './webhooks/endpoint-guard.ts';
+import { DEFAULT_DELIVERY_TIMEOUT_MS } from './domain/webhook-policy.ts';
 import { loadSpec, type OpenApiDocument } from './spec.ts';
 import { openStore, type Store } from './store/store.ts';
+import type { Email } from './domain/types.ts';
 
 /** What the app is built from; everything with state or side effects is injected here. */
 export interface AppDeps {
@@ -31,6 +39,16 @@ export interface AppDeps {
   /** The bearer token of the control plane (/_mailtwin/v1). */
   controlToken: string;
   maxRequestBytes: number;
+  /** How webhook deliveries reach the network; tests inject their own. */
+  connector: Connector;
+  /** How webhook host names resolve; tests inject their own, so nothing leaves loopback. */
+  resolver: Resolver;
+  /** `--allow-loopback-webhooks`: loopback targets allowed, nothing else. */
+  allowLoopbackWebhooks: boolean;
+  /** D-30: the deadline of one delivery attempt. */
+  webhookTimeoutMs: number;
+  /** This instance's origin once it listens (set by `mailtwin serve`), for the demo sink. */
+  selfOrigin: { value?: string };
   /** Where unexpected errors are reported; never into a response body. */
   logError: (error: unknown) => void;
 }
@@ -43,6 +61,11 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     ids: overrides.ids ?? cryptoIds,
     controlToken: overrides.controlToken ?? `mt_${randomBytes(24).toString('base64url')}`,
     maxRequestBytes: overrides.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+    connector: overrides.connector ?? httpConnector,
+    resolver: overrides.resolver ?? systemResolver,
+    allowLoopbackWebhooks: overrides.allowLoopbackWebhooks ?? false,
+    webhookTimeoutMs: overrides.webhookTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+    selfOrigin: overrides.selfOrigin ?? {},
     logError:
       overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
   };
@@ -59,6 +82,9 @@ export interface Services {
   faults: FaultInjector;
   /** Signs `{{unsubscribe_url}}` links of this instance. */
   unsubscribeKey: string;
+  dispatcher: WebhookDispatcher;
+  webhooks: WebhookService;
+  sink: WebhookSink;
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -66,10 +92,25 @@ export function createServices(deps: AppDeps): Services {
   const uploads = new UploadService(deps.store, deps.clock, deps.ids);
   const faults = new FaultInjector();
   const unsubscribeKey = deps.ids.secret(32);
+  const dispatcher = new WebhookDispatcher(
+    deps.store,
+    deps.clock,
+    deps.ids,
+    deps.connector,
+    deps.resolver,
+    {
+      allowLoopback: deps.allowLoopbackWebhooks,
+      timeoutMs: deps.webhookTimeoutMs,
+      selfOrigin: () => deps.selfOrigin.value,
+      logError: deps.logError,
+    },
+  );
+  // §6.1: every new email reaching a mailbox, inbound or local delivery, is offered to webhooks.
+  const delivered = (email: Email) => dispatcher.enqueue(email);
   return {
     deps,
     directory: new DirectoryService(deps.store, deps.clock, deps.ids),
-    inbound: new InboundService(deps.store, deps.clock, deps.ids),
+    inbound: new InboundService(deps.store, deps.clock, deps.ids, delivered),
     requests,
     uploads,
     faults,
@@ -82,7 +123,17 @@ export function createServices(deps: AppDeps): Services {
       faults,
       uploads,
       unsubscribeKey,
+      delivered,
     ),
+    dispatcher,
+    webhooks: new WebhookService(
+      deps.store,
+      deps.clock,
+      deps.ids,
+      dispatcher,
+      deps.allowLoopbackWebhooks,
+    ),
+    sink: new WebhookSink(deps.store, deps.clock),
   };
 }
 
@@ -116,6 +167,8 @@ export function createApp(
   app.route('/openapi/v1', api);
   app.use('/_mailtwin/v1/*', limitBody);
   app.route('/_mailtwin/v1', controlRoutes(services));
+  app.use('/_mailtwin/sink', limitBody);
+  app.route('/_mailtwin/sink', sinkRoutes(services.sink));
   app.route('/content', publicContentRoutes(services.uploads));
   app.route('/unsubscribe', unsubscribeRoutes(services.directory, services.unsubscribeKey));
 

@@ -23,6 +23,7 @@ const DEFAULTS = {
   controlToken: undefined,
   allowLoopbackWebhooks: false,
   maxRequestBytes: 26214400,
+  webhookTimeoutMs: 10000,
 };
 
 describe('mailtwin serve options', () => {

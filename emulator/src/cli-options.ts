@@ -19,6 +19,8 @@ export interface ServeOptions {
   allowLoopbackWebhooks: boolean;
   /** The hosting platform's request size limit the emulator models (D-27); 413 above it. */
   maxRequestBytes: number;
+  /** D-30: how long one webhook delivery attempt may take. */
+  webhookTimeoutMs: number;
 }
 
 export const SERVE_HELP = `Usage: mailtwin serve [options]
@@ -42,6 +44,8 @@ Options:
                              running on this machine
   --max-request-bytes <n>    The platform's request size limit to model (default 26214400,
                              25 MiB; spec/DECISIONS.md D-27); larger requests get 413
+  --webhook-timeout-ms <n>   How long a webhook delivery attempt may take before it counts as
+                             failed (default 10000; D-30)
   -h, --help                 Show this help
 
 Exit status: 2 on bad configuration (a bad flag, an unreadable or invalid fixture, a database
@@ -80,6 +84,7 @@ export function parseServeOptions(
         'control-token': { type: 'string' },
         'allow-loopback-webhooks': { type: 'boolean' },
         'max-request-bytes': { type: 'string' },
+        'webhook-timeout-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -109,11 +114,19 @@ export function parseServeOptions(
     maxRequestBytes: parseByteCount(
       values['max-request-bytes'] ?? String(DEFAULT_MAX_REQUEST_BYTES),
     ),
+    webhookTimeoutMs: parseTimeout(values['webhook-timeout-ms'] ?? '10000'),
   };
 }
 
 /** D-27's default: 25 MiB. */
 export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;
+
+function parseTimeout(raw: string): number {
+  if (!/^\d{1,7}$/.test(raw) || Number(raw) < 1) {
+    throw new UsageError(`--webhook-timeout-ms must be an integer from 1 to 9999999, got "${raw}"`);
+  }
+  return Number(raw);
+}
 
 function parseByteCount(raw: string): number {
   if (!/^\d{1,12}$/.test(raw) || Number(raw) < 1024) {

@@ -34,7 +34,8 @@ function startServe(args: string[]): Promise<Started> {
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      if (/^MAILTWIN_CONTROL_TOKEN=.*\n/m.test(stdout)) {
+      // The banner is one write ending with its KEY=value lines (the webhook secret, if any, last).
+      if (/MAILTWIN_CONTROL_TOKEN=[^\n]*\n(?:MAILTWIN_WEBHOOK_SECRET=[^\n]*\n)?$/.test(stdout)) {
         clearTimeout(timer);
         resolve({ child, stdout, vars: keyValues(stdout) });
       }
@@ -92,12 +93,14 @@ describe('mailtwin serve', () => {
     async () => {
       const { stdout, vars } = await startServe(['--port', '0']);
       const lines = stdout.trimEnd().split('\n');
-      expect(lines.slice(-4).map((l) => l.split('=')[0])).toEqual([
+      expect(lines.slice(-5).map((l) => l.split('=')[0])).toEqual([
         'MAILTWIN_BASE_URL',
         'MAILTWIN_API_KEY',
         'MAILTWIN_CONTROL_URL',
         'MAILTWIN_CONTROL_TOKEN',
+        'MAILTWIN_WEBHOOK_SECRET',
       ]);
+      expect(vars.MAILTWIN_WEBHOOK_SECRET).toMatch(/^whsec_[A-Za-z0-9]{24,64}$/);
       const base = vars.MAILTWIN_BASE_URL ?? '';
       expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/openapi\/v1$/);
       expect(base).not.toMatch(/:0\//);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, isAbsolute, relative } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp, createServices, defaultDeps, type Services } from './app.ts';
+import type { SinkRecord } from './services/webhook-sink.ts';
 import {
   MAIN_HELP,
   SERVE_HELP,
@@ -57,13 +58,18 @@ async function startServer(options: ServeOptions): Promise<void> {
       store,
       controlToken: options.controlToken,
       maxRequestBytes: options.maxRequestBytes,
+      allowLoopbackWebhooks: options.allowLoopbackWebhooks,
+      webhookTimeoutMs: options.webhookTimeoutMs,
     });
     const services = createServices(deps);
     const loaded = await loadInitialData(services, options.fixtures);
     const app = createApp(deps, services);
     const address = await listen(app.fetch, options, store);
     const origin = `http://${formatHost(address.address)}:${address.port}`;
-    process.stdout.write(banner({ origin, options, loaded, services }));
+    deps.selfOrigin.value = origin;
+    services.dispatcher.start(); // also resumes retries a --db file had pending
+    const demo = await demonstrateWebhook(services, loaded);
+    process.stdout.write(banner({ origin, options, loaded, services, demo }));
   } catch (error) {
     store.close();
     throw error;
@@ -160,6 +166,31 @@ function version(): string {
 }
 
 /**
+ * With fresh demo data and a webhook to the sink, one welcome email is delivered at start-up so
+ * the banner can show a whole signed delivery: sent, received, signature verified.
+ */
+async function demonstrateWebhook(
+  services: Services,
+  loaded: Loaded,
+): Promise<SinkRecord | undefined> {
+  if (loaded.kind !== 'fixture' || !services.deps.allowLoopbackWebhooks) return undefined;
+  const webhook = loaded.summary.webhooks.find((w) => w.url.startsWith('{origin}/_mailtwin/sink'));
+  if (webhook === undefined) return undefined;
+  const ownerId = services.webhooks.get(webhook.id).ownerId;
+  const mailbox = services.deps.store.directory.grantedMailboxes(ownerId)[0];
+  if (mailbox === undefined) return undefined;
+  services.inbound.injectJson({
+    mailbox: mailbox.address,
+    from: 'mailtwin <hello@mailtwin.test>',
+    to: [mailbox.address],
+    subject: 'Welcome to mailtwin',
+    text: 'This email was delivered when the emulator started, to show a signed email.received webhook delivery to the demo sink.',
+  });
+  await services.dispatcher.runDue();
+  return services.sink.list()[0];
+}
+
+/**
  * Human lines first; then, last, the `KEY=value` lines a script can read (only those that
  * exist: no MAILTWIN_API_KEY when no fixture with keys was loaded).
  */
@@ -168,8 +199,9 @@ function banner(input: {
   options: ServeOptions;
   loaded: Loaded;
   services: Services;
+  demo: SinkRecord | undefined;
 }): string {
-  const { origin, options, loaded, services } = input;
+  const { origin, options, loaded, services, demo } = input;
   const { directory } = services.deps.store;
   const baseUrl = `${origin}/openapi/v1`;
   const controlUrl = `${origin}/_mailtwin/v1`;
@@ -213,6 +245,20 @@ function banner(input: {
       `${label(i === 0 ? 'API keys' : '')}${summaryKey.name.padEnd(nameWidth)}  ${summaryKey.secret}  ${scope} (${owner})`,
     );
   });
+  const webhooks = loaded.kind === 'fixture' ? loaded.summary.webhooks : [];
+  webhooks.forEach((webhook, i) => {
+    lines.push(
+      `${label(i === 0 ? 'Webhooks' : '')}${webhook.id} → ${webhook.url.replace('{origin}', origin)}`,
+    );
+  });
+  if (demo !== undefined) {
+    const verdict = demo.verified
+      ? 'signature verified'
+      : `NOT verified (${demo.error ?? 'unknown'})`;
+    lines.push(
+      `${label('Delivered')}${demo.event} "${demo.subject ?? ''}" to the sink, ${verdict} (GET ${controlUrl}/sink)`,
+    );
+  }
   if (options.allowLoopbackWebhooks) {
     lines.push(
       `${label('Note')}webhook targets on loopback are allowed (--allow-loopback-webhooks)`,
@@ -224,7 +270,9 @@ function banner(input: {
   lines.push(
     `MAILTWIN_CONTROL_URL=${controlUrl}`,
     `MAILTWIN_CONTROL_TOKEN=${services.deps.controlToken}`,
-    '',
   );
+  const firstWebhook = webhooks[0];
+  if (firstWebhook !== undefined) lines.push(`MAILTWIN_WEBHOOK_SECRET=${firstWebhook.secret}`);
+  lines.push('');
   return lines.join('\n');
 }

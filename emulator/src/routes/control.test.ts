@@ -2,6 +2,7 @@
 // through `control()`, which checks that the spec declares the answer's status for that operation
 // and validates the body against the declared schema (Ajv, JSON Schema 2020-12), so no test can
 // pass on an answer the contract does not allow. The last test checks every operation was used.
+import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -852,6 +853,7 @@ describe('fixtures', () => {
           secret: SECRET,
         },
       ],
+      webhooks: [],
     });
     const listed = await api(app, SECRET, '/emails?mailbox=hello@demo.test');
     expect(listed.body.emails.map((e: { subject: string }) => e.subject)[1]).toBe('Hi');
@@ -1191,6 +1193,174 @@ describe('faults', () => {
       expect(answer.status, path).toBe(401);
       expect(answer.body.code, path).toBe('invalid_control_token');
     }
+  });
+});
+
+describe('webhooks', () => {
+  const WEBHOOK_SECRET = 'whsec_TestSecret0123456789abcdefABCD';
+
+  /** A network that records every delivery and answers with `status`; names resolve public. */
+  function network(status: () => number) {
+    const received: {
+      url: string;
+      address: string;
+      headers: Record<string, string>;
+      body: string;
+    }[] = [];
+    const overrides: Partial<AppDeps> = {
+      resolver: async () => [{ address: '93.184.216.34', family: 4 }],
+      connector: async (delivery) => {
+        received.push({
+          url: delivery.url.href,
+          address: delivery.address,
+          headers: delivery.headers,
+          body: delivery.body.toString('utf8'),
+        });
+        return { status: status() };
+      },
+    };
+    return { received, overrides };
+  }
+
+  async function webhookWorld(status: () => number) {
+    const net = network(status);
+    const { app, deps } = setup({
+      ...net.overrides,
+      clock: new ControllableClock(() => FIXED_NOW),
+    });
+    await world(app);
+    const created = await control(app, 'post', '/webhooks', {
+      json: {
+        ownerId: 'own_alice',
+        url: 'https://hooks.example.com/mail?x=1',
+        scope: 'follow-owner',
+        secret: WEBHOOK_SECRET,
+        id: 'wh_test',
+      },
+    });
+    expect(created.status).toBe(201);
+    const inbound = () =>
+      control(app, 'post', '/inbound', {
+        json: {
+          mailbox: 'alice@acme.test',
+          from: 'bob@partner.test',
+          subject: 'Hello',
+          text: 'Hi',
+        },
+      });
+    const runDue = () => control(app, 'post', '/clock', { json: { advanceMs: 0 } });
+    return { app, deps, received: net.received, created, inbound, runDue };
+  }
+
+  it('creates a webhook with a whsec_ secret shown once, lists and reads it without the secret', async () => {
+    const { app, created } = await webhookWorld(() => 200);
+    expect(created.body).toMatchObject({
+      id: 'wh_test',
+      status: 'active',
+      consecutiveFailures: 0,
+      secret: WEBHOOK_SECRET,
+    });
+    const listed = await control(app, 'get', '/webhooks');
+    expect(JSON.stringify(listed.body)).not.toContain('whsec_');
+    const read = await control(app, 'get', '/webhooks/wh_test');
+    expect(read.body).toMatchObject({ id: 'wh_test', url: 'https://hooks.example.com/mail?x=1' });
+    expect(read.body).not.toHaveProperty('secret');
+  });
+
+  it.each([
+    ['http://127.0.0.1:8080/hook'],
+    ['http://169.254.169.254/latest/meta-data'],
+    ['https://user:pass@hooks.example.com/'],
+    ['ftp://hooks.example.com/'],
+    ['http://10.0.0.1/'],
+  ])('refuses %s with 400 invalid_webhook_url, creating nothing', async (url) => {
+    const { app } = setup();
+    await world(app);
+    const refused = await control(app, 'post', '/webhooks', {
+      json: { ownerId: 'own_alice', url, scope: 'follow-owner' },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ code: 'invalid_webhook_url', field: 'url' });
+    expect((await control(app, 'get', '/webhooks')).body).toEqual([]);
+  });
+
+  it('delivers a new email signed, to the vetted address, with exactly the four X-Service headers', async () => {
+    const { received, inbound, runDue, app } = await webhookWorld(() => 200);
+    await inbound();
+    await runDue();
+    expect(received).toHaveLength(1);
+    const delivery = received[0]!;
+    expect(delivery.address).toBe('93.184.216.34');
+    const serviceHeaders = Object.keys(delivery.headers)
+      .filter((h) => /^x-service-/i.test(h))
+      .sort();
+    expect(serviceHeaders).toEqual([
+      'X-Service-Event',
+      'X-Service-Signature',
+      'X-Service-Timestamp',
+      'X-Service-Webhook-Id',
+    ]);
+    const timestamp = delivery.headers['X-Service-Timestamp']!;
+    const expected = createHmac('sha256', WEBHOOK_SECRET)
+      .update(`${timestamp}.${delivery.body}`)
+      .digest('hex');
+    expect(delivery.headers['X-Service-Signature']).toBe(`sha256=${expected}`);
+    expect(JSON.parse(delivery.body)).toMatchObject({
+      event: 'email.received',
+      webhookId: 'wh_test',
+      timestamp,
+      data: { mailbox: 'alice@acme.test', subject: 'Hello' },
+    });
+    const log = await control(app, 'get', '/webhooks/wh_test/deliveries');
+    expect(log.body).toMatchObject([
+      { event: 'email.received', status: 'succeeded', attempts: [{ number: 1, statusCode: 200 }] },
+    ]);
+  });
+
+  it('retries a failing delivery on the schedule, pauses after 15 failures in a row, and re-enables', async () => {
+    const { app, deps, received, inbound, runDue } = await webhookWorld(() => 500);
+    await inbound();
+    await runDue();
+    const first = (await control(app, 'get', '/webhooks/wh_test/deliveries')).body as {
+      status: string;
+      nextAttemptAt: string;
+    }[];
+    expect(first[0]).toMatchObject({
+      status: 'pending',
+      nextAttemptAt: new Date(FIXED_NOW + 60_000).toISOString(),
+    });
+    await control(app, 'post', '/clock', { json: { advanceMs: 60_000 } });
+    expect(received).toHaveLength(2);
+    for (let i = 0; i < 13; i += 1) await inbound();
+    await runDue();
+    expect(received).toHaveLength(15);
+    expect((await control(app, 'get', '/webhooks/wh_test')).body).toMatchObject({
+      status: 'paused',
+      consecutiveFailures: 15,
+    });
+    await inbound(); // recorded, not sent
+    await runDue();
+    expect(received).toHaveLength(15);
+    const test = await control(app, 'post', '/webhooks/wh_test/test');
+    expect(test.body).toMatchObject({ ok: false, statusCode: 500 });
+    expect(received).toHaveLength(16);
+    expect(JSON.parse(received[15]!.body)).toMatchObject({
+      event: 'webhook.test',
+      data: { test: true },
+    });
+    expect((await control(app, 'post', '/webhooks/wh_test/enable')).body).toMatchObject({
+      status: 'active',
+      consecutiveFailures: 0,
+    });
+    void deps;
+  });
+
+  it('keeps what the demo sink received and empties it; deletes a webhook', async () => {
+    const { app } = await webhookWorld(() => 200);
+    expect((await control(app, 'get', '/sink')).body).toEqual([]);
+    expect((await control(app, 'delete', '/sink')).status).toBe(204);
+    expect((await control(app, 'delete', '/webhooks/wh_test')).status).toBe(204);
+    expect((await control(app, 'get', '/webhooks/wh_test')).status).toBe(404);
   });
 });
 

@@ -7,12 +7,13 @@ import {
   controlSuppressionRoutes,
 } from './control/directory.ts';
 import { controlEmulatorRoutes } from './control/emulator.ts';
-import { clearFaultsOnReset, controlFaultRoutes } from './control/faults.ts';
+import { controlFaultRoutes } from './control/faults.ts';
 import { controlFixtureRoutes } from './control/fixtures.ts';
 import { controlInboundRoutes } from './control/inbound.ts';
 import { controlKeyRoutes } from './control/keys.ts';
 import { controlOutboxRoutes } from './control/outbox.ts';
 import { controlOwnerRoutes } from './control/owners.ts';
+import { controlSinkRoutes, controlWebhookRoutes } from './control/webhooks.ts';
 import { requireControlToken } from './control/token.ts';
 
 /**
@@ -32,9 +33,10 @@ export function controlRoutes(services: Services): Hono {
   app.route('/suppressions', controlSuppressionRoutes(services));
   app.route('/inbound', controlInboundRoutes(services));
   app.route('/fixtures', controlFixtureRoutes(services));
+  app.route('/webhooks', controlWebhookRoutes(services));
+  app.route('/sink', controlSinkRoutes(services));
   app.route('/outbox', controlOutboxRoutes(services));
   app.route('/faults', controlFaultRoutes(services));
-  app.use('/reset', clearFaultsOnReset(services.faults));
   app.route('/', controlEmulatorRoutes(services));
   return app;
 }

@@ -5,6 +5,7 @@ import { DirectoryStore } from './directory-store.ts';
 import { EmailStore } from './email-store.ts';
 import { OutboxStore } from './outbox-store.ts';
 import { UploadStore } from './upload-store.ts';
+import { WebhookStore } from './webhook-store.ts';
 
 /** The emulator's one store: a better-sqlite3 database and the repositories over it. */
 export class Store {
@@ -13,6 +14,7 @@ export class Store {
   readonly emails: EmailStore;
   readonly outbox: OutboxStore;
   readonly uploads: UploadStore;
+  readonly webhooks: WebhookStore;
 
   constructor(readonly db: Database.Database) {
     this.blobs = new BlobStore(db);
@@ -20,6 +22,7 @@ export class Store {
     this.emails = new EmailStore(db, this.blobs);
     this.outbox = new OutboxStore(db);
     this.uploads = new UploadStore(db, this.blobs);
+    this.webhooks = new WebhookStore(db);
   }
 
   /** Runs `work` in one transaction: all of it is written, or none. */
@@ -31,6 +34,10 @@ export class Store {
   reset(): void {
     this.transaction(() => {
       for (const table of [
+        'delivery_attempts',
+        'deliveries',
+        'webhook_mailboxes',
+        'webhooks',
         'emails_fts',
         'message_attachments',
         'email_contents',

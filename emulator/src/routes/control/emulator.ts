@@ -42,12 +42,14 @@ function moveClock(clock: ControllableClock, { advanceMs, set }: MoveClockBody):
 }
 
 /** The emulator itself: `/reset` empties it, `/clock` reads and moves its time. */
-export function controlEmulatorRoutes({ deps }: Services): Hono {
+export function controlEmulatorRoutes({ deps, faults, sink, dispatcher }: Services): Hono {
   const app = new Hono();
   const clockView = () => ({ now: deps.clock.now().toISOString(), offsetMs: deps.clock.offset });
 
   app.post('/reset', (c) => {
     deps.store.reset();
+    faults.clear();
+    sink.clear();
     return c.body(null, 204);
   });
 
@@ -55,6 +57,8 @@ export function controlEmulatorRoutes({ deps }: Services): Hono {
 
   app.post('/clock', async (c) => {
     moveClock(deps.clock, await readControlBody<MoveClockBody>(c, 'MoveClockRequest'));
+    // Retries that fell due are attempted before answering, so a test can move time and look.
+    await dispatcher.runDue();
     return c.json(clockView());
   });
 

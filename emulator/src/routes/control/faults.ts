@@ -1,11 +1,10 @@
-import { Hono, type MiddlewareHandler } from 'hono';
+import { Hono } from 'hono';
 import type { Services } from '../../app.ts';
 import { ApiError } from '../../errors.ts';
 import {
   FAULTABLE,
   type Fault,
   type FaultableOperation,
-  type FaultInjector,
   type FaultMode,
 } from '../../services/faults.ts';
 import { readControlBody } from './body.ts';
@@ -59,15 +58,4 @@ export function controlFaultRoutes({ deps, faults }: Services): Hono {
   });
 
   return app;
-}
-
-/**
- * Mounted on `POST /reset`: once the store is emptied, armed faults go too, so a reset leaves
- * an emulator that behaves as a freshly started one.
- */
-export function clearFaultsOnReset(faults: FaultInjector): MiddlewareHandler {
-  return async (c, next) => {
-    await next();
-    if (c.req.method === 'POST' && c.res.status === 204) faults.clear();
-  };
 }

@@ -1,0 +1,196 @@
+import type Database from 'better-sqlite3';
+import type { Scope } from '../domain/types.ts';
+import { Statements } from './statements.ts';
+
+export type WebhookStatus = 'active' | 'paused';
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'paused';
+
+export interface Webhook {
+  id: string;
+  ownerId: string;
+  url: string;
+  scope: Scope;
+  domain: string | null;
+  mailboxes: string[];
+  status: WebhookStatus;
+  consecutiveFailures: number;
+  createdAt: string;
+}
+
+export interface Delivery {
+  id: string;
+  webhookId: string;
+  event: string;
+  emailId: string | null;
+  data: unknown;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export interface Attempt {
+  number: number;
+  at: string;
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+}
+
+interface WebhookRow {
+  id: string;
+  owner_id: string;
+  url: string;
+  scope: Scope;
+  scope_domain: string | null;
+  secret: string;
+  status: WebhookStatus;
+  consecutive_failures: number;
+  created_at: string;
+}
+
+interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  event: string;
+  email_id: string | null;
+  data_json: string;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+const toDelivery = (r: DeliveryRow): Delivery => ({
+  id: r.id,
+  webhookId: r.webhook_id,
+  event: r.event,
+  emailId: r.email_id,
+  data: JSON.parse(r.data_json) as unknown,
+  status: r.status,
+  attempts: r.attempts,
+  nextAttemptAt: r.next_attempt_at,
+  createdAt: r.created_at,
+});
+
+/** Webhooks, their deliveries and every attempt, for the dispatcher and the dashboard's history. */
+export class WebhookStore {
+  private readonly sql: Statements;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = new Statements(db);
+  }
+
+  create(webhook: Webhook, secret: string): Webhook {
+    this.db.transaction(() => {
+      this.sql
+        .get(
+          `INSERT INTO webhooks (id, owner_id, url, scope, scope_domain, secret, status, consecutive_failures, created_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(webhook.id, webhook.ownerId, webhook.url, webhook.scope, webhook.domain, secret, webhook.status, webhook.consecutiveFailures, webhook.createdAt);
+      const add = this.sql.get('INSERT INTO webhook_mailboxes (webhook_id, mailbox) VALUES (?, ?)');
+      for (const mailbox of webhook.mailboxes) add.run(webhook.id, mailbox);
+    })();
+    return webhook;
+  }
+
+  get(id: string): Webhook | undefined {
+    const row = this.sql.get('SELECT * FROM webhooks WHERE id = ?').get(id) as WebhookRow | undefined;
+    return row && this.toWebhook(row);
+  }
+
+  /** The signing secret, for the signer only. */
+  secretOf(id: string): string | undefined {
+    return (this.sql.get('SELECT secret FROM webhooks WHERE id = ?').get(id) as { secret: string } | undefined)?.secret;
+  }
+
+  list(): Webhook[] {
+    return (this.sql.get('SELECT * FROM webhooks ORDER BY created_at, id').all() as WebhookRow[]).map((r) => this.toWebhook(r));
+  }
+
+  delete(id: string): boolean {
+    return this.sql.get('DELETE FROM webhooks WHERE id = ?').run(id).changes > 0;
+  }
+
+  setStatus(id: string, status: WebhookStatus, consecutiveFailures?: number): void {
+    if (consecutiveFailures === undefined) {
+      this.sql.get('UPDATE webhooks SET status = ? WHERE id = ?').run(status, id);
+    } else {
+      this.sql.get('UPDATE webhooks SET status = ?, consecutive_failures = ? WHERE id = ?').run(status, consecutiveFailures, id);
+    }
+  }
+
+  setConsecutiveFailures(id: string, count: number): void {
+    this.sql.get('UPDATE webhooks SET consecutive_failures = ? WHERE id = ?').run(count, id);
+  }
+
+  addDelivery(delivery: Delivery): Delivery {
+    this.sql
+      .get(
+        `INSERT INTO deliveries (id, webhook_id, event, email_id, data_json, status, attempts, next_attempt_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(delivery.id, delivery.webhookId, delivery.event, delivery.emailId, JSON.stringify(delivery.data), delivery.status, delivery.attempts, delivery.nextAttemptAt, delivery.createdAt);
+    return delivery;
+  }
+
+  /** Pending deliveries whose next attempt is due, oldest first. */
+  due(now: string, limit: number): Delivery[] {
+    return (
+      this.sql
+        .get(`SELECT * FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
+        .all(now, limit) as DeliveryRow[]
+    ).map(toDelivery);
+  }
+
+  /** The earliest time a pending delivery is due, if any. */
+  nextDue(): string | undefined {
+    return (this.sql.get(`SELECT min(next_attempt_at) AS at FROM deliveries WHERE status = 'pending'`).get() as { at: string | null }).at ?? undefined;
+  }
+
+  recordAttempt(deliveryId: string, attempt: Attempt, outcome: { status: DeliveryStatus; nextAttemptAt: string | null }): void {
+    this.db.transaction(() => {
+      this.sql
+        .get('INSERT INTO delivery_attempts (delivery_id, number, at, status_code, error, latency_ms) VALUES (?, ?, ?, ?, ?, ?)')
+        .run(deliveryId, attempt.number, attempt.at, attempt.statusCode, attempt.error, attempt.latencyMs);
+      this.sql.get('UPDATE deliveries SET attempts = ?, status = ?, next_attempt_at = ? WHERE id = ?').run(attempt.number, outcome.status, outcome.nextAttemptAt, deliveryId);
+    })();
+  }
+
+  /** Stops every pending delivery of a paused webhook (D-35). */
+  pausePending(webhookId: string): number {
+    return this.sql.get(`UPDATE deliveries SET status = 'paused', next_attempt_at = NULL WHERE webhook_id = ? AND status = 'pending'`).run(webhookId).changes;
+  }
+
+  /** The newest deliveries of a webhook with their attempts, newest first. */
+  recentDeliveries(webhookId: string, limit: number): (Delivery & { attemptLog: Attempt[] })[] {
+    const rows = this.sql.get('SELECT * FROM deliveries WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(webhookId, limit) as DeliveryRow[];
+    const attempts = this.sql.get('SELECT number, at, status_code, error, latency_ms FROM delivery_attempts WHERE delivery_id = ? ORDER BY number');
+    return rows.map((row) => ({
+      ...toDelivery(row),
+      attemptLog: (attempts.all(row.id) as { number: number; at: string; status_code: number | null; error: string | null; latency_ms: number }[]).map((a) => ({
+        number: a.number,
+        at: a.at,
+        statusCode: a.status_code,
+        error: a.error,
+        latencyMs: a.latency_ms,
+      })),
+    }));
+  }
+
+  private toWebhook(row: WebhookRow): Webhook {
+    const mailboxes = (this.sql.get('SELECT mailbox FROM webhook_mailboxes WHERE webhook_id = ? ORDER BY mailbox').all(row.id) as { mailbox: string }[]).map((r) => r.mailbox);
+    return {
+      id: row.id,
+      ownerId: row.owner_id,
+      url: row.url,
+      scope: row.scope,
+      domain: row.scope_domain,
+      mailboxes,
+      status: row.status,
+      consecutiveFailures: row.consecutive_failures,
+      createdAt: row.created_at,
+    };
+  }
+}

@@ -1,0 +1,234 @@
+import type { Clock } from '../clock.ts';
+import type { Ids } from '../ids.ts';
+import { mailboxesKeyMayTouch } from '../domain/access.ts';
+import { emailDetail } from '../domain/email-view.ts';
+import type { Email } from '../domain/types.ts';
+import { nextAttemptAt, shouldPause } from '../domain/webhook-policy.ts';
+import type { Store } from '../store/store.ts';
+import type { Delivery, Webhook } from '../store/webhook-store.ts';
+import type { Connector } from './connector.ts';
+import { checkWebhookUrl, resolvePublicAddresses, type Resolver } from './endpoint-guard.ts';
+import { signatureFor } from './signature.ts';
+
+export interface DispatcherOptions {
+  allowLoopback: boolean;
+  timeoutMs: number;
+  /** This instance's own origin once it listens, for `{origin}` in webhook URLs (the demo sink). */
+  selfOrigin: () => string | undefined;
+  logError: (error: unknown) => void;
+}
+
+/** The outcome of one attempt, as the dashboard shows it. */
+export interface AttemptOutcome {
+  ok: boolean;
+  statusCode: number | null;
+  error: string | null;
+  latencyMs: number;
+}
+
+const BATCH = 32;
+
+/**
+ * Signed webhook delivery (§6): one delivery per new email and webhook whose scope authorizes
+ * the mailbox, attempted at once and retried on the schedule of D-34; a webhook that keeps
+ * failing is paused (§3.2, D-35). Deliveries are rows, so with --db they survive a restart.
+ * Time is the injected clock: moving it runs retries without waiting.
+ */
+export class WebhookDispatcher {
+  private chain: Promise<void> = Promise.resolve();
+  private queued: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    private readonly ids: Ids,
+    private readonly connector: Connector,
+    private readonly resolver: Resolver,
+    private readonly options: DispatcherOptions,
+  ) {}
+
+  /** §6.1: records a delivery for each webhook that may see this mailbox; runs in the caller's transaction. */
+  enqueue(email: Email): void {
+    const now = this.clock.now().toISOString();
+    for (const webhook of this.store.webhooks.list()) {
+      if (!this.authorizes(webhook, email.mailbox)) continue;
+      const paused = webhook.status === 'paused';
+      this.store.webhooks.addDelivery({
+        id: this.ids.prefixed('dlv'),
+        webhookId: webhook.id,
+        event: 'email.received',
+        emailId: email.id,
+        data: emailDetail(email),
+        status: paused ? 'paused' : 'pending', // D-35: recorded, not sent
+        attempts: 0,
+        nextAttemptAt: paused ? null : now,
+        createdAt: now,
+      });
+    }
+    setImmediate(() => void this.runDue());
+  }
+
+  /**
+   * Attempts every delivery that is due now; resolves when they have all been tried. Runs are
+   * serialized: a call during a run queues one more run after it (which sees everything due by
+   * then), and calls while that one waits share it.
+   */
+  runDue(): Promise<void> {
+    if (this.queued !== undefined) return this.queued;
+    const run = this.chain.then(async () => {
+      this.queued = undefined;
+      for (;;) {
+        if (!this.store.db.open) return; // stopped while this run waited
+        const due = this.store.webhooks.due(this.clock.now().toISOString(), BATCH);
+        if (due.length === 0) return;
+        await Promise.all(due.map((delivery) => this.attempt(delivery)));
+      }
+    });
+    const settled = run.catch((error: unknown) => this.options.logError(error));
+    this.queued = settled;
+    this.chain = settled;
+    return settled;
+  }
+
+  /** Polls for due retries once a second of real time; `stop` ends it. */
+  start(): void {
+    this.timer ??= setInterval(() => void this.runDue(), 1000);
+    this.timer.unref();
+    void this.runDue();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  /** §6.1: the dashboard's Send test; sent even to a paused webhook, never retried. */
+  async sendTest(webhook: Webhook): Promise<AttemptOutcome> {
+    const at = this.clock.now();
+    const data = { test: true, message: 'Test delivery from the mailtwin control plane.' };
+    const outcome = await this.post(webhook, 'webhook.test', data, at);
+    this.store.webhooks.addDelivery({
+      id: this.ids.prefixed('dlv'),
+      webhookId: webhook.id,
+      event: 'webhook.test',
+      emailId: null,
+      data,
+      status: outcome.ok ? 'succeeded' : 'failed',
+      attempts: 1,
+      nextAttemptAt: null,
+      createdAt: at.toISOString(),
+    });
+    return outcome;
+  }
+
+  /** §2.5: webhook access follows the owner's current grants, narrowed by the webhook's scope. */
+  private authorizes(webhook: Webhook, mailbox: string): boolean {
+    const owner = this.store.directory.getOwner(webhook.ownerId);
+    if (owner === undefined || owner.disabled) return false;
+    return mailboxesKeyMayTouch(webhook, this.store.directory.grantedMailboxes(owner.id)).has(
+      mailbox,
+    );
+  }
+
+  private async attempt(delivery: Delivery): Promise<void> {
+    const webhook = this.store.webhooks.get(delivery.webhookId);
+    if (webhook === undefined) return;
+    if (webhook.status === 'paused') {
+      this.store.webhooks.pausePending(webhook.id);
+      return;
+    }
+    const at = this.clock.now();
+    const outcome = await this.post(webhook, delivery.event, delivery.data, at);
+    const number = delivery.attempts + 1;
+    const attempt = {
+      number,
+      at: at.toISOString(),
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      latencyMs: outcome.latencyMs,
+    };
+    const current = this.store.webhooks.get(webhook.id);
+    if (current === undefined) return;
+    if (outcome.ok) {
+      this.store.transaction(() => {
+        this.store.webhooks.recordAttempt(delivery.id, attempt, {
+          status: 'succeeded',
+          nextAttemptAt: null,
+        });
+        this.store.webhooks.setConsecutiveFailures(webhook.id, 0);
+      });
+      return;
+    }
+    const failures = current.consecutiveFailures + 1;
+    const next = nextAttemptAt(number, at);
+    this.store.transaction(() => {
+      if (shouldPause(failures)) {
+        this.store.webhooks.recordAttempt(delivery.id, attempt, {
+          status: next === null ? 'failed' : 'paused',
+          nextAttemptAt: null,
+        });
+        this.store.webhooks.setStatus(webhook.id, 'paused', failures);
+        this.store.webhooks.pausePending(webhook.id);
+      } else {
+        this.store.webhooks.recordAttempt(delivery.id, attempt, {
+          status: next === null ? 'failed' : 'pending',
+          nextAttemptAt: next?.toISOString() ?? null,
+        });
+        this.store.webhooks.setConsecutiveFailures(webhook.id, failures);
+      }
+    });
+  }
+
+  /** One signed POST (§6.2, §6.3): body and headers built for this attempt's moment. */
+  private async post(
+    webhook: Webhook,
+    event: string,
+    data: unknown,
+    at: Date,
+  ): Promise<AttemptOutcome> {
+    const timestamp = at.toISOString();
+    const body = JSON.stringify({ event, webhookId: webhook.id, timestamp, data });
+    const secret = this.store.webhooks.secretOf(webhook.id) ?? '';
+    const headers = {
+      'Content-Type': 'application/json',
+      'User-Agent': 'mailtwin-webhooks/1',
+      'X-Service-Event': event,
+      'X-Service-Webhook-Id': webhook.id,
+      'X-Service-Timestamp': timestamp,
+      'X-Service-Signature': signatureFor(secret, timestamp, body),
+    };
+    const started = performance.now();
+    const latency = () => Math.round(performance.now() - started);
+    try {
+      const origin = this.options.selfOrigin() ?? 'http://127.0.0.1';
+      const target = checkWebhookUrl(webhook.url.replace('{origin}', origin), {
+        allowLoopback: this.options.allowLoopback,
+      });
+      const [address] = await resolvePublicAddresses(target, this.resolver, {
+        allowLoopback: this.options.allowLoopback,
+      });
+      const response = await this.connector({
+        url: target.url,
+        address: address as string,
+        headers,
+        body: Buffer.from(body, 'utf8'),
+        timeoutMs: this.options.timeoutMs,
+      });
+      const ok = response.status >= 200 && response.status < 300;
+      const error = ok
+        ? null
+        : response.status >= 300 && response.status < 400
+          ? `redirect ${response.status} not followed`
+          : `answered ${response.status}`;
+      return { ok, statusCode: response.status, error, latencyMs: latency() };
+    } catch (error) {
+      return {
+        ok: false,
+        statusCode: null,
+        error: error instanceof Error ? error.message : String(error),
+        latencyMs: latency(),
+      };
+    }
+  }
+}
