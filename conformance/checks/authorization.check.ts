@@ -125,8 +125,13 @@ function expectNoForeignData(texts: string[], world: World, allowed: string[]) {
         false,
       );
       // A whole address, not the tail of another string (a Message-ID may end in "x@domain").
-      const named = new RegExp(`(?<![A-Za-z0-9._%+-])${address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`);
-      expect(named.test(text) && !text.includes('"code"'), `an answer names ${address}: ${text.slice(0, 600)}`).toBe(false);
+      const named = new RegExp(
+        `(?<![A-Za-z0-9._%+-])${address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`,
+      );
+      expect(
+        named.test(text) && !text.includes('"code"'),
+        `an answer names ${address}: ${text.slice(0, 600)}`,
+      ).toBe(false);
     }
     void id;
   }

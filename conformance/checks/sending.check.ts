@@ -155,7 +155,7 @@ rule(
 );
 
 rule(
-  ['4.3-R7', '4.3-R8', '7-R1'],
+  ['4.3-R7', '4.3-R8', '7-R1', 'D-11'],
   'takes exactly one to address and arrays of cc and bcc, refusing anything else with the field named',
   async (context) => {
     const w = await world(context);
@@ -368,7 +368,7 @@ rule(
 );
 
 rule(
-  ['4.3-R5'],
+  ['4.3-R5', 'D-47'],
   'after an ambiguous 504 the email exists and a retry duplicates it; a 502/503 stores and sends nothing',
   async (context) => {
     const w = await world(context);

@@ -166,6 +166,59 @@ export class ControlClient {
   async clearFaults(): Promise<void> {
     await this.call('DELETE', '/faults');
   }
+
+  /** §2.5: a webhook of an owner; returns its id and its whsec_ secret (shown once). */
+  async createWebhook(
+    ownerId: string,
+    url: string,
+    scope: Scope,
+    options: { domain?: string; mailboxes?: string[] } = {},
+  ): Promise<{ id: string; secret: string }> {
+    const body = { ownerId, url, scope, ...options };
+    return (await this.call('POST', '/webhooks', { json: body })).json<{
+      id: string;
+      secret: string;
+    }>();
+  }
+
+  async webhook(
+    id: string,
+  ): Promise<{ id: string; status: 'active' | 'paused'; consecutiveFailures: number }> {
+    return (await this.call('GET', `/webhooks/${encodeURIComponent(id)}`)).json();
+  }
+
+  async enableWebhook(id: string): Promise<void> {
+    await this.call('POST', `/webhooks/${encodeURIComponent(id)}/enable`);
+  }
+
+  async testWebhook(
+    id: string,
+  ): Promise<{ ok: boolean; statusCode: number | null; error: string | null }> {
+    return (await this.call('POST', `/webhooks/${encodeURIComponent(id)}/test`)).json();
+  }
+
+  async deliveries(id: string): Promise<
+    {
+      event: string;
+      emailId: string | null;
+      status: string;
+      nextAttemptAt: string | null;
+      attempts: { number: number; at: string; statusCode: number | null; error: string | null }[];
+    }[]
+  > {
+    return (await this.call('GET', `/webhooks/${encodeURIComponent(id)}/deliveries`)).json();
+  }
+
+  /** Rejected webhook creation: the status and the error body. */
+  async refuseWebhook(ownerId: string, url: string): Promise<{ status: number; code: string }> {
+    const response = await this.call(
+      'POST',
+      '/webhooks',
+      { json: { ownerId, url, scope: 'follow-owner' } },
+      [201, 400],
+    );
+    return { status: response.status, code: response.json<{ code?: string }>().code ?? '' };
+  }
 }
 
 /** A message captured instead of sent (spec/control.yaml, OutboxEntry). */

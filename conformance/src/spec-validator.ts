@@ -91,6 +91,22 @@ export class SpecValidator {
 
   /** Every way the response breaks the contract, as sentences; `[]` when it conforms. */
   validate(response: ResponseToValidate): string[] {
+    return this.validateResponse(response);
+  }
+
+  /** Every way a webhook delivery body breaks the contract's `webhooks.<event>` section. */
+  validateWebhookBody(event: string, body: unknown): string[] {
+    const pointer = `/webhooks/${escapePointer(event)}/post/requestBody/content/application~1json/schema`;
+    if (this.resolvePointer(pointer) === undefined)
+      return [`the contract describes no webhook event "${event}"`];
+    const validate = this.compile(pointer);
+    if (validate(body)) return [];
+    return (validate.errors ?? []).map(
+      (e) => `webhook ${event} body${e.instancePath || ''} ${e.message ?? 'is invalid'}`,
+    );
+  }
+
+  private validateResponse(response: ResponseToValidate): string[] {
     const match = this.match(response.method, response.path);
     if (match === undefined) {
       return [

@@ -15,10 +15,15 @@ export interface Target {
   readonly apiKey: string | undefined;
   /** The emulator's control plane (the dashboard's stand-in), when the target has one. */
   readonly control: { baseUrl: string; token: string } | undefined;
+  /** How long the target waits for a webhook receiver, when known (D-30 says 10 s). */
+  readonly webhookTimeoutMs?: number;
   /** What this target offers among the needs checks may declare. */
   readonly offers: ReadonlySet<Need>;
   fetch(request: Request): Promise<Response>;
 }
+
+/** The delivery deadline of the in-process emulator (`--webhook-timeout-ms`). */
+const IN_PROCESS_WEBHOOK_TIMEOUT_MS = 400;
 
 /** The in-process emulator answers on this made-up origin; nothing is listening there. */
 const IN_PROCESS_ORIGIN = 'http://mailtwin.test';
@@ -26,14 +31,24 @@ const IN_PROCESS_ORIGIN = 'http://mailtwin.test';
 export function createTarget(config: TargetConfig): Target {
   if (config.kind === 'emulator') {
     const controlToken = `conformance-${randomUUID()}`;
-    const app = createApp(defaultDeps({ controlToken, logError: () => {} }));
+    // Loopback webhook targets allowed, so checks can run their own receiver on this machine;
+    // a short delivery deadline, so the time-out check takes milliseconds, not 10 s.
+    const app = createApp(
+      defaultDeps({
+        controlToken,
+        allowLoopbackWebhooks: true,
+        webhookTimeoutMs: IN_PROCESS_WEBHOOK_TIMEOUT_MS,
+        logError: () => {},
+      }),
+    );
     return {
       kind: 'emulator',
       baseUrl: `${IN_PROCESS_ORIGIN}/openapi/v1`,
       origin: IN_PROCESS_ORIGIN,
       apiKey: undefined,
       control: { baseUrl: `${IN_PROCESS_ORIGIN}/_mailtwin/v1`, token: controlToken },
-      offers: new Set<Need>(['destructive', 'control-plane', 'second-key']),
+      offers: new Set<Need>(['destructive', 'control-plane', 'second-key', 'webhook-receiver']),
+      webhookTimeoutMs: IN_PROCESS_WEBHOOK_TIMEOUT_MS,
       fetch: async (request) => app.fetch(request),
     };
   }
