@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import { benchContract } from './contract.bench.ts';
 import { benchReadSide } from './read-side.bench.ts';
 import { benchSendSide } from './send-side.bench.ts';
+import { benchWebhooks } from './webhooks.bench.ts';
 
 const print = (line: string) => process.stdout.write(`  ${line}\n`);
 
@@ -18,3 +19,5 @@ process.stdout.write('\nRead side (§4.2) at 100k emails in one mailbox\n');
 await benchReadSide(print);
 process.stdout.write('\nSend side (§4.3) and attachments (§8)\n');
 await benchSendSide(print);
+process.stdout.write('\nWebhooks (§6)\n');
+await benchWebhooks(print);
