@@ -109,25 +109,39 @@ async function loadInitialData(services: Services, fixtures: string | null): Pro
   return { kind: 'fixture', path, summary: await loadFixtureFile(services, path) };
 }
 
+/**
+ * Long query strings (a 5,000-character `q`) reach the app and get its 400 with `field`; only
+ * beyond this Node itself answers 431.
+ */
+const MAX_HEADER_BYTES = 64 * 1024;
+
 function listen(
   fetch: (request: Request) => Response | Promise<Response>,
   options: ServeOptions,
   store: Store,
 ): Promise<AddressInfo> {
   return new Promise<AddressInfo>((resolve, reject) => {
-    const server = serve({ fetch, port: options.port, hostname: options.host }, (info) => {
-      server.off('error', onError);
-      const stop = (signal: string) => {
-        process.stderr.write(`mailtwin: ${signal} received, stopping\n`);
-        server.close(() => {
-          store.close();
-          process.exit(0);
-        });
-      };
-      process.once('SIGINT', () => stop('SIGINT'));
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      resolve(info);
-    });
+    const server = serve(
+      {
+        fetch,
+        port: options.port,
+        hostname: options.host,
+        serverOptions: { maxHeaderSize: MAX_HEADER_BYTES },
+      },
+      (info) => {
+        server.off('error', onError);
+        const stop = (signal: string) => {
+          process.stderr.write(`mailtwin: ${signal} received, stopping\n`);
+          server.close(() => {
+            store.close();
+            process.exit(0);
+          });
+        };
+        process.once('SIGINT', () => stop('SIGINT'));
+        process.once('SIGTERM', () => stop('SIGTERM'));
+        resolve(info);
+      },
+    );
     const onError = (error: NodeJS.ErrnoException) => {
       const where = `${options.host}:${options.port}`;
       const reason =

@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+// The fast test set Stryker runs against each mutant (`npm run mutation`): the domain's unit
+// tests, the signer's, and every conformance check against the in-process emulator with a
+// fixed seed and few runs per property. No Prism, no browser.
+export default defineConfig({
+  test: {
+    include: [
+      'emulator/src/domain/**/*.test.ts',
+      'emulator/src/services/**/*.test.ts',
+      'tests/unit/webhook-verifier.test.ts',
+      'tests/unit/example-receiver.test.ts',
+      'conformance/checks/**/*.check.ts',
+    ],
+    setupFiles: ['conformance/src/setup.ts'],
+    environment: 'node',
+    testTimeout: 60_000,
+    env: {
+      MAILTWIN_CONFORMANCE_CONFIG: JSON.stringify({ target: { kind: 'emulator' }, seed: 7, numRuns: 5 }),
+    },
+  },
+});
