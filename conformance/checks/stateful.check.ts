@@ -1,0 +1,49 @@
+/**
+ * Model-based: any sequence of send, list, get, patch, delete, reply, upload and download
+ * leaves the mailbox exactly as a simple model says (lists, flags, folders, pagination order
+ * and attachment bytes). Needs only an API key and one mailbox it may write to, so it runs
+ * against live deployments too (give --mailbox and --destructive).
+ */
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { rule } from '../src/check.ts';
+import { ControlClient, createTenant } from '../src/control-client.ts';
+import { emptyModel, mailboxCommands, type Real } from '../src/model/mailbox-commands.ts';
+
+rule(
+  [
+    '4.2-R12',
+    '4.2-R13',
+    '4.3-R5',
+    '3.1-R1',
+    '3.1-R3',
+    '3.1-R4',
+    '4.4-R2',
+    '4.5-R1',
+    '4.6-R1',
+    '4.7-R1',
+    '4.10-R1',
+    '2.4-R5',
+    'D-48',
+  ],
+  'agrees with a model of the mailbox after any sequence of operations',
+  async ({ api, target, run, property }) => {
+    let mailbox: string;
+    let apiKey: string;
+    if (target.control !== undefined) {
+      const tenant = await createTenant(new ControlClient(api, target.control));
+      [mailbox, apiKey] = [tenant.mailboxes[0]!, tenant.key.secret];
+    } else {
+      const given = run.target.kind === 'live' ? run.target.mailboxes[0] : undefined;
+      if (given === undefined || target.apiKey === undefined)
+        throw new Error('give --mailbox: the stateful check writes only to a mailbox it was given');
+      [mailbox, apiKey] = [given, target.apiKey];
+    }
+    await property(mailboxCommands, async (commands) => {
+      // Each sequence marks its mail with a fresh word, so it sees only what it made.
+      const real: Real = { api, apiKey, mailbox, tag: `mt${randomBytes(6).toString('hex')}` };
+      await fc.asyncModelRun(() => ({ model: emptyModel(), real }), commands);
+    });
+  },
+  { needs: ['destructive'], timeout: 180_000 },
+);
