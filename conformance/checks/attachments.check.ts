@@ -118,7 +118,7 @@ rule(
       },
     );
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -139,7 +139,7 @@ rule(
     );
     expect((await api.request({ path: forged, absolute: true })).status).toBe(404);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -228,7 +228,7 @@ rule(
       if (field !== undefined) expect(error.field, what).toBe(field);
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -281,7 +281,7 @@ rule(
     });
     expect(sha256(downloaded.bytes)).toBe(sha256(bytes));
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -297,7 +297,7 @@ rule(
     expect(refused.status).toBe(400);
     expect(refused.json()).toMatchObject({ code: 'too_many_attachments', field: 'attachmentIds' });
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -318,7 +318,7 @@ rule(
     expect(error.code).toBe('attachments_too_large');
     expect(error.message, 'the error says the url can go in the body instead').toMatch(/url/i);
   },
-  { needs: ['control-plane'], timeout: 60_000 },
+  { needs: ['control-plane', 'destructive'], timeout: 60_000 },
 );
 
 rule(
@@ -350,7 +350,7 @@ rule(
     expect(refused.status, 'a message just over 5 MiB is refused').toBe(400);
     expect(refused.json()).toMatchObject({ code: 'message_too_large' });
   },
-  { needs: ['control-plane'], timeout: 60_000 },
+  { needs: ['control-plane', 'destructive'], timeout: 60_000 },
 );
 
 rule(
@@ -381,7 +381,7 @@ rule(
     expect(reuse.status).toBe(404);
     expect(reuse.json()).toMatchObject({ code: 'attachment_not_found', field: 'attachmentIds[0]' });
   },
-  { needs: ['control-plane', 'second-key'] },
+  { needs: ['control-plane', 'second-key', 'destructive'] },
 );
 
 rule(
@@ -402,5 +402,5 @@ rule(
     expect(tooLarge.status).toBe(413);
     expect(tooLarge.json()).toMatchObject({ code: 'request_too_large' });
   },
-  { needs: ['control-plane'], timeout: 60_000 },
+  { needs: ['control-plane', 'destructive'], timeout: 60_000 },
 );

@@ -159,7 +159,7 @@ rule(
       expect((await api.request({ path: `/emails/${id}`, apiKey: owner.secret })).status).toBe(200);
     }
   },
-  { needs: ['control-plane', 'second-key'], timeout: 60_000 },
+  { needs: ['control-plane', 'second-key', 'destructive'], timeout: 60_000 },
 );
 
 rule(
@@ -175,7 +175,7 @@ rule(
     await world.control.grant(world.owner1, b);
     await probe(api, world, world.keys.selected, [b, c]);
   },
-  { needs: ['control-plane', 'second-key'], timeout: 60_000 },
+  { needs: ['control-plane', 'second-key', 'destructive'], timeout: 60_000 },
 );
 
 rule(

@@ -86,7 +86,7 @@ rule(
     await email.patch({ read: false });
     expect(await email.get()).toMatchObject({ folder: 'archive', read: false, starred: true });
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -103,7 +103,7 @@ rule(
     expect(unknown.json()).toMatchObject({ code: 'invalid_folder', field: 'folder' });
     expect(await email.get()).toMatchObject({ folder: 'inbox' });
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -141,7 +141,7 @@ rule(
     expect(malformed.json()).toMatchObject({ code: 'invalid_json' });
     expect(await email.get()).toMatchObject({ folder: 'inbox', read: false, starred: false });
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -172,5 +172,5 @@ rule(
     }
     expect(await email.listed()).toEqual([]);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );

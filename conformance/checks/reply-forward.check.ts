@@ -221,7 +221,7 @@ rule(
     expect(addresses(explicit.to)).toEqual([c.bob]);
     expect(explicit.cc).toEqual([]);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -246,7 +246,7 @@ rule(
       expect(again.subject, `reply to the reply of "${original}"`).toBe(expected);
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -275,7 +275,7 @@ rule(
       [c.bob, c.carol, c.dave, c.box1, extra].sort(),
     );
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -305,7 +305,7 @@ rule(
     const all = expectCreated(await w.reply(first.id, { replyAll: true, text: 'All' }));
     expect(addresses([...all.to, ...all.cc]).sort()).toEqual([carol, dave, box1].sort());
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -345,7 +345,7 @@ rule(
     expect(parsed.attachments.map((a) => a.filename)).toEqual(['notes.txt']);
     expect(parsed.attachments[0]!.content.equals(bytes), 'the attachment as sent').toBe(true);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -408,7 +408,7 @@ rule(
     expect(await w.listed(c.box0, 'sent')).toEqual([]);
     expect(await w.outbox()).toEqual([]);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -446,7 +446,7 @@ rule(
       await w.control.clearFaults();
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -472,7 +472,7 @@ rule(
     expect(await w.listed(box0, 'sent')).toEqual([]);
     expect(await w.outbox()).toEqual([]);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -531,7 +531,7 @@ rule(
     const { originalId: reId } = await withReport(w, 'Re: Report');
     expect(expectCreated(await w.forward(reId, { to: out })).subject).toBe('Fwd: Re: Report');
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -586,7 +586,7 @@ rule(
       'an unknown upload',
     );
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -625,7 +625,7 @@ rule(
       await w.control.clearFaults();
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -710,5 +710,5 @@ rule(
     }
     expect(await w.listed(c.box0, 'sent'), 'nothing more stored').toHaveLength(3);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );

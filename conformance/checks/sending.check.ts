@@ -151,7 +151,7 @@ rule(
     expect((await w.listed(box0, 'sent')).map((e) => e.id)).toEqual([sent.id]);
     expect(await w.listed(box0, 'inbox')).toEqual([]);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -194,7 +194,7 @@ rule(
     expect(sent.cc[1]?.name).toBe('Cy');
     expect(sent.bcc).toHaveLength(1);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -221,7 +221,7 @@ rule(
       expectCreated(await w.send({ ...base, [kind]: bodies[kind] }), `${kind} alone`);
     expect(await w.listed(box0, 'sent')).toHaveLength(3);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -265,7 +265,7 @@ rule(
       'only the two accepted requests are sent',
     ).toEqual(sent.map((e) => e.id).sort());
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -294,7 +294,7 @@ rule(
     }
     expect(await w.listed(box0, 'sent')).toHaveLength(accepted.length);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -321,7 +321,7 @@ rule(
     });
     expect(theirs.json<{ emails: unknown[] }>().emails, 'nothing sent as them').toEqual([]);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -345,7 +345,7 @@ rule(
     );
     expect(await w.listed(box0, 'sent')).toHaveLength(1);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -364,7 +364,7 @@ rule(
     );
     expect(await w.listed(box1, 'inbox'), 'the recipient got both').toHaveLength(2);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -413,7 +413,7 @@ rule(
       await w.control.clearFaults();
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -480,7 +480,7 @@ rule(
       expect(parsed.text?.trim()).toBe('To everyone.');
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -514,7 +514,7 @@ rule(
     expect((await w.outbox()).map((e) => e.sentEmailId)).toEqual([sent.id]);
     expect(await w.listed(box1, 'inbox')).toHaveLength(1);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 /** What would run script in a mail client or browser: script elements, on* handlers, script URLs. */
@@ -612,7 +612,7 @@ rule(
     const copy = await w.get((await w.listed(box1, 'inbox'))[0]!.id);
     expect(copy.html, 'the recipient gets the same HTML').toBe(sent.html);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -630,7 +630,7 @@ rule(
       },
     );
   },
-  { needs: ['control-plane'], timeout: 60_000 },
+  { needs: ['control-plane', 'destructive'], timeout: 60_000 },
 );
 
 rule(
@@ -657,7 +657,7 @@ rule(
     const part = typeof parsed.html === 'string' ? parsed.html.replace(/\r?\n$/, '') : parsed.html;
     expect(part, 'the HTML part of the message sent').toBe(html);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -674,7 +674,7 @@ rule(
     expect(copy.text).toBe(text);
     expect(copy.html).toBeNull();
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -732,5 +732,5 @@ rule(
     );
     expect(none.preheader).toBeNull();
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );

@@ -70,7 +70,7 @@ rule(
     }
     expect(typeof page.nextCursor).toBe('string');
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(

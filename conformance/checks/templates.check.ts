@@ -147,7 +147,7 @@ rule(
     expect(parsed.html || '').toMatch(/<strong>Ann<\/strong> owes 120\.5/);
     expect(JSON.stringify([md, copy, sent]).includes('{{'), 'no placeholder left').toBe(false);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -176,7 +176,7 @@ rule(
     );
     expect(bare.html).toBe(html);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -231,7 +231,7 @@ rule(
     }
     expect(new Set(urls.values()).size, 'one link per recipient').toBe(urls.size);
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -262,7 +262,7 @@ rule(
     );
     expect(sent.text).toBe('sixty-four');
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -291,7 +291,7 @@ rule(
       expectError(await w.send({ ...base, ...json }), 400, 'reserved_variable', field, label);
     await expectNothingStored(w, 'after reserved variables');
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
@@ -327,7 +327,7 @@ rule(
       );
     await expectNothingStored(w, 'after missing variables');
   },
-  { needs: ['control-plane'] },
+  { needs: ['control-plane', 'destructive'] },
 );
 
 /** A piece of a generated template: literal text, a variable (by index), or {{email}}. */
@@ -425,5 +425,5 @@ rule(
       expect(sent.text).toBe(`T ${rendered(text)}`);
     });
   },
-  { needs: ['control-plane'], timeout: 60_000 },
+  { needs: ['control-plane', 'destructive'], timeout: 60_000 },
 );

@@ -163,7 +163,7 @@ rule(
       });
     });
   },
-  { needs: ['control-plane', 'webhook-receiver', 'second-key'] },
+  { needs: ['control-plane', 'webhook-receiver', 'second-key', 'destructive'] },
 );
 
 rule(

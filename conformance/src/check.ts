@@ -1,11 +1,14 @@
 import fc from 'fast-check';
 import { it } from 'vitest';
 import { ApiClient } from './client.ts';
-import { NEED_DESCRIPTIONS, readRunConfig, type Need, type RunConfig } from './config.ts';
+import { readRunConfig, type Need, type RunConfig } from './config.ts';
 import { describeExchange, type Exchange } from './exchange.ts';
+import { offeredNeeds, selectCheck } from './profiles.ts';
+import { workerRateLimiter } from './rate-limit.ts';
 import { ruleById, type Rule } from './rules.ts';
+import { SafetyRefusal } from './safety.ts';
 import { SpecValidator } from './spec-validator.ts';
-import { createTarget, type Target } from './targets.ts';
+import type { Target } from './targets.ts';
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -13,6 +16,12 @@ declare module 'vitest' {
     rules?: string[];
     /** What the test needs from the target. */
     needs?: Need[];
+    /** The behaviour it verifies: the test name without the rule ids. */
+    behaviour?: string;
+    /** HTTP requests its client sent (set when it ends, for the run's figures). */
+    requests?: number;
+    /** fast-check cases it ran. */
+    cases?: number;
   }
 }
 
@@ -30,19 +39,40 @@ export interface CheckContext {
   property<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>): Promise<void>;
 }
 
+/**
+ * What a check declares beside its rules.
+ *
+ * `needs` names what the check cannot run without; on a target that lacks one, or under a
+ * profile that leaves it out, the check is skipped with the reason, never passed:
+ * - `control-plane`: it builds its world (owners, mailboxes, keys, inbound mail, faults, clock)
+ *   through a control plane like the emulator's. Writes made there are not writes through the
+ *   API: they land in owners and mailboxes the check created for itself.
+ * - `second-key`: it needs a key of a second owner.
+ * - `webhook-receiver`: the target must reach the suite's loopback webhook receiver.
+ * - `destructive`: it may write through the API: it sends at least one request other than
+ *   GET, HEAD or OPTIONS to anything but the control plane (send, reply, forward, upload,
+ *   PATCH or DELETE of an email), even one it expects to be refused (a bad PATCH must change
+ *   nothing, but a non-conformant target might carry it out). The client enforces this: an
+ *   undeclared write fails the check before it is sent. `--profile read-only` leaves every
+ *   such check out, and a live target offers it only with `--destructive`.
+ */
 export interface CheckOptions {
-  /** What the check needs; on a target without it the check is skipped with the reason. */
   needs?: Need[];
   timeout?: number;
 }
 
 let shared: { target: Target; validator: SpecValidator; run: RunConfig } | undefined;
 
-/** One target and one validator per check file (vitest isolates files from each other). */
-function sharedState() {
+/**
+ * One target and one validator per check file (vitest isolates files from each other). The
+ * emulator is imported only when a check runs, so collecting the checks (`--dry-run`) stays
+ * quick and starts nothing.
+ */
+async function sharedState() {
   if (shared === undefined) {
     const run = readRunConfig();
-    shared = { run, target: createTarget(run.target), validator: new SpecValidator() };
+    const { createTarget } = await import('./targets.ts');
+    shared ??= { run, target: createTarget(run.target), validator: new SpecValidator() };
   }
   return shared;
 }
@@ -66,26 +96,33 @@ export function rule(
   const needs = options.needs ?? [];
   it(
     `${ruleIds.join(' ')}: ${behaviour}`,
-    { meta: { rules: ruleIds, needs }, timeout: options.timeout ?? 30_000 },
+    { meta: { rules: ruleIds, needs, behaviour }, timeout: options.timeout ?? 30_000 },
     async (context) => {
-      const { target, validator, run } = sharedState();
-      const missing = needs.filter((need) => !target.offers.has(need));
-      if (missing.length > 0) {
-        context.skip(`needs ${missing.map((need) => NEED_DESCRIPTIONS[need]).join('; ')}`);
-      }
+      // Decided from the configuration alone, before the target is built: the profile's
+      // choice and the target's offers, with the reason the report shows.
+      const config = readRunConfig();
+      const selection = selectCheck(needs, offeredNeeds(config.target), config.profile);
+      if (!selection.run) context.skip(selection.reason);
+      const { target, validator, run } = await sharedState();
       const log: Exchange[] = [];
+      const counts = { requests: 0, cases: 0 };
+      const limiter = workerRateLimiter(run.workerMaxRps);
+      const api = new ApiClient(target, validator, log, {
+        writes: needs.includes('destructive'),
+        ...(target.kind === 'live' ? { mailboxes: target.mailboxes ?? [] } : {}),
+        ...(limiter === undefined ? {} : { limiter }),
+        counter: counts,
+      });
       const property = <T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>) =>
-        checkProperty(log, arbitrary, predicate);
+        checkProperty(log, counts, arbitrary, predicate);
       try {
-        await body({
-          api: new ApiClient(target, validator, log),
-          target,
-          validator,
-          run,
-          property,
-        });
+        await body({ api, target, validator, run, property });
       } catch (error) {
-        throw explainFailure(error, rules, behaviour, log, target, run);
+        if (error instanceof SafetyRefusal) context.skip(`the suite refused: ${error.message}`);
+        throw explainFailure(error, rules, behaviour, log, target, run, needs);
+      } finally {
+        context.task.meta.requests = counts.requests;
+        context.task.meta.cases = counts.cases;
       }
     },
   );
@@ -98,6 +135,7 @@ function explainFailure(
   log: Exchange[],
   target: Target,
   run: RunConfig,
+  needs: Need[],
 ): unknown {
   if (!(error instanceof Error)) return error;
   const ruleLines = rules.map((r) => `  ${r.id} (§${r.section}, ${r.source}): "${r.sentence}"`);
@@ -105,9 +143,9 @@ function explainFailure(
   const exchangeLines =
     recent.length === 0
       ? ['  (no HTTP exchange)']
-      : recent.map((x) => describeExchange(x, target.baseUrl));
-  const targetFlags =
-    target.kind === 'live' ? ` --base-url ${target.baseUrl} --api-key "$MAILTWIN_API_KEY"` : '';
+      : recent.map((x) => describeExchange(x, target.baseUrl, 800, target.control?.baseUrl));
+  const targetFlags = replayTargetFlags(target, needs);
+  const runFlags = run.numRuns === 50 ? '' : ` --num-runs ${run.numRuns}`;
   error.message = [
     `Rule broken while checking that it ${behaviour}:`,
     ...ruleLines,
@@ -117,22 +155,48 @@ function explainFailure(
     `Last ${recent.length} HTTP exchange(s), oldest first:`,
     ...exchangeLines,
     '',
-    `Replay: npx mailtwin-conformance${targetFlags} --seed ${run.seed} --filter ${JSON.stringify(behaviour)}`,
+    `Replay: npx mailtwin-conformance${targetFlags} --seed ${run.seed}${runFlags} --filter ${JSON.stringify(behaviour)}`,
   ].join('\n');
   return error;
 }
 
+/** The target flags of a replay command, with secrets as shell variables. */
+function replayTargetFlags(target: Target, needs: Need[]): string {
+  if (target.kind !== 'live') return '';
+  const flags = [` --base-url ${target.baseUrl} --api-key "$MAILTWIN_API_KEY"`];
+  for (const mailbox of target.mailboxes ?? []) flags.push(` --mailbox ${mailbox}`);
+  if (needs.includes('destructive')) flags.push(' --destructive');
+  if (target.control !== undefined) {
+    flags.push(
+      ` --control-url ${target.control.baseUrl} --control-token "$MAILTWIN_CONTROL_TOKEN"`,
+    );
+  }
+  if (target.secondApiKey !== undefined) flags.push(' --second-api-key "$MAILTWIN_SECOND_API_KEY"');
+  return flags.join('');
+}
+
 async function checkProperty<T>(
   log: Exchange[],
+  counts: { cases: number },
   arbitrary: fc.Arbitrary<T>,
   predicate: (value: T) => Promise<void>,
 ): Promise<void> {
+  // A refusal of the suite (safety.ts) is not a counterexample: stop trying cases and skip.
+  let refusal: SafetyRefusal | undefined;
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => {
+      if (refusal !== undefined) return;
       log.length = 0; // keep only the exchanges of the case being tried
-      await predicate(value);
+      try {
+        await predicate(value);
+      } catch (error) {
+        if (error instanceof SafetyRefusal) refusal = error;
+        else throw error;
+      }
     }),
   );
+  counts.cases += details.numRuns;
+  if (refusal !== undefined) throw refusal;
   if (!details.failed || details.counterexample === null) {
     if (details.failed) throw new Error(fc.defaultReportMessage(details) ?? 'the property failed');
     return;

@@ -1,8 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigurationError, parseConformanceArgs } from './cli-options.ts';
+import { CONFORMANCE_HELP, ConfigurationError, parseConformanceArgs } from './cli-options.ts';
 
 const BASE = 'https://mail.example.com/openapi/v1';
 const seed = () => 1234;
+
+/** The run options every parse returns when no flag sets them. */
+const RUN_DEFAULTS = {
+  profile: 'full',
+  reports: ['console'],
+  reportDir: 'conformance-report',
+  shard: undefined,
+  dryRun: false,
+} as const;
 
 /** The ConfigurationError the arguments are refused with. */
 function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): ConfigurationError {
@@ -18,10 +27,13 @@ function refusal(argv: string[], env: NodeJS.ProcessEnv = {}): ConfigurationErro
 describe('parseConformanceArgs', () => {
   it('defaults to the emulator, the supplied random seed and 50 runs', () => {
     expect(parseConformanceArgs([], {}, seed)).toStrictEqual({
+      ...RUN_DEFAULTS,
       seed: 1234,
       numRuns: 50,
       filter: undefined,
       strict: false,
+      maxRps: null,
+      workerMaxRps: null,
       target: { kind: 'emulator' },
     });
   });
@@ -49,10 +61,13 @@ describe('parseConformanceArgs', () => {
         seed,
       ),
     ).toStrictEqual({
+      ...RUN_DEFAULTS,
       seed: 99,
       numRuns: 100_000,
       filter: 'mailboxes',
       strict: true,
+      maxRps: null,
+      workerMaxRps: null,
       target: { kind: 'emulator' },
     });
   });
@@ -61,10 +76,13 @@ describe('parseConformanceArgs', () => {
     expect(
       parseConformanceArgs(['--base-url', BASE, '--api-key', 'sk-flag'], {}, seed),
     ).toStrictEqual({
+      ...RUN_DEFAULTS,
       seed: 1234,
       numRuns: 50,
       filter: undefined,
       strict: false,
+      maxRps: 20,
+      workerMaxRps: 20,
       target: {
         kind: 'live',
         baseUrl: BASE,
@@ -187,5 +205,140 @@ describe('parseConformanceArgs', () => {
 
   it('refuses a string flag given without its value', () => {
     expect(refusal(['--seed']).message).toContain('--seed');
+  });
+});
+
+describe('parseConformanceArgs: profiles, safety, reports and shards', () => {
+  const parse = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
+    const result = parseConformanceArgs(argv, env, seed);
+    if (result === 'help') throw new Error('unexpected help');
+    return result;
+  };
+  const live = ['--base-url', BASE, '--api-key', 'sk-one'];
+
+  it('takes --profile quick with 10 runs per property, unless --num-runs says otherwise', () => {
+    expect(parse(['--profile', 'quick'])).toMatchObject({ profile: 'quick', numRuns: 10 });
+    expect(parse(['--profile', 'quick', '--num-runs', '7'])).toMatchObject({ numRuns: 7 });
+  });
+
+  it('makes --profile certify strict', () => {
+    expect(parse(['--profile', 'certify'])).toMatchObject({ profile: 'certify', strict: true });
+  });
+
+  it('refuses an unknown profile, naming the known ones', () => {
+    expect(refusal(['--profile', 'thorough']).message).toBe(
+      '--profile must be one of full, quick, certify, read-only, got "thorough"',
+    );
+  });
+
+  it('refuses --filter with --profile certify, which must run every check', () => {
+    expect(refusal(['--profile', 'certify', '--filter', 'x']).message).toContain('--filter');
+  });
+
+  it('refuses --destructive with --profile read-only', () => {
+    expect(refusal([...live, '--profile', 'read-only', '--destructive']).message).toContain(
+      'read-only',
+    );
+  });
+
+  it('takes a second key from --second-api-key or MAILTWIN_SECOND_API_KEY', () => {
+    expect(parse([...live, '--second-api-key', 'sk-two']).target).toMatchObject({
+      secondApiKey: 'sk-two',
+    });
+    expect(parse(live, { MAILTWIN_SECOND_API_KEY: 'sk-env2' }).target).toMatchObject({
+      secondApiKey: 'sk-env2',
+    });
+    expect(parse(live).target).not.toHaveProperty('secondApiKey');
+  });
+
+  it('refuses a second key equal to the first', () => {
+    expect(refusal([...live, '--second-api-key', 'sk-one']).message).toBe(
+      '--second-api-key must be another key than --api-key',
+    );
+  });
+
+  it.each(['--second-api-key', '--mailbox'])('refuses %s without --base-url', (flag) => {
+    expect(refusal([flag, 'a@acme.test']).message).toBe(`${flag} needs --base-url`);
+  });
+
+  it('refuses --destructive without --base-url', () => {
+    expect(refusal(['--destructive']).message).toBe('--destructive needs --base-url');
+  });
+
+  it('refuses a --mailbox that is not a plain address', () => {
+    expect(refusal([...live, '--mailbox', 'Ann <a@acme.test>']).message).toContain(
+      '--mailbox must be a plain address',
+    );
+  });
+
+  it('limits a live target to 20 requests per second and the emulator not at all', () => {
+    expect(parse(live)).toMatchObject({ maxRps: 20 });
+    expect(parse([])).toMatchObject({ maxRps: null });
+  });
+
+  it('takes --max-rps as a number, 0 meaning no limit', () => {
+    expect(parse([...live, '--max-rps', '2.5'])).toMatchObject({ maxRps: 2.5 });
+    expect(parse([...live, '--max-rps', '0'])).toMatchObject({ maxRps: null });
+    expect(parse(['--max-rps', '100'])).toMatchObject({ maxRps: 100 });
+  });
+
+  it.each(['-1', 'fast', '1e3', ''])('refuses --max-rps %j', (raw) => {
+    expect(refusal([`--max-rps=${raw}`]).message).toContain('--max-rps must be a number');
+  });
+
+  it('takes --report as a comma list, without repeats, and --report-dir', () => {
+    expect(
+      parse(['--report', 'junit, json,html,junit', '--report-dir', 'out/reports']),
+    ).toMatchObject({ reports: ['junit', 'json', 'html'], reportDir: 'out/reports' });
+  });
+
+  it('refuses an unknown report format', () => {
+    expect(refusal(['--report', 'console,xml']).message).toBe(
+      '--report takes a comma list of console, junit, json, html, got "console,xml"',
+    );
+  });
+
+  it('refuses an empty --report-dir', () => {
+    expect(refusal(['--report-dir', ' ']).message).toBe('--report-dir must not be empty');
+  });
+
+  it('takes --shard index/count', () => {
+    expect(parse(['--shard', '2/4'])).toMatchObject({ shard: '2/4' });
+    expect(parse(['--shard', '1/1'])).toMatchObject({ shard: '1/1' });
+  });
+
+  it.each(['0/2', '3/2', '1/0', '1', 'a/b', '1/2/3'])('refuses --shard %s', (raw) => {
+    expect(refusal(['--shard', raw]).message).toContain('--shard must be <index>/<count>');
+  });
+
+  it('takes --dry-run', () => {
+    expect(parse(['--dry-run'])).toMatchObject({ dryRun: true });
+  });
+
+  it('lists every flag and profile in --help', () => {
+    for (const flag of [
+      '--base-url',
+      '--api-key',
+      '--second-api-key',
+      '--mailbox',
+      '--destructive',
+      '--control-url',
+      '--control-token',
+      '--max-rps',
+      '--profile',
+      '--seed',
+      '--num-runs',
+      '--filter',
+      '--strict',
+      '--shard',
+      '--dry-run',
+      '--report',
+      '--report-dir',
+      'full',
+      'quick',
+      'certify',
+      'read-only',
+    ])
+      expect(CONFORMANCE_HELP).toContain(flag);
   });
 });

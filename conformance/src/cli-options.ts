@@ -1,5 +1,12 @@
 import { parseArgs } from 'node:util';
-import type { RunConfig } from './config.ts';
+import type { ProfileName, RunConfig, TargetConfig } from './config.ts';
+import { PROFILES, PROFILE_NAMES, isProfileName } from './profiles.ts';
+
+export const REPORT_FORMATS = ['console', 'junit', 'json', 'html'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+/** Requests per second against a live target unless `--max-rps` says otherwise. */
+export const LIVE_DEFAULT_MAX_RPS = 20;
 
 export const CONFORMANCE_HELP = `Usage: mailtwin-conformance [options]
 
@@ -8,22 +15,36 @@ rules of the service document (conformance/rules.yaml), and prints pass / fail /
 Without --base-url it checks the mailtwin emulator, started in this process.
 
 Target:
-  --base-url <url>     The deployment's full versioned endpoint, e.g. https://mail.example.com/openapi/v1
-  --api-key <key>      An API key of that deployment (or set MAILTWIN_API_KEY)
-  --mailbox <address>  A mailbox the suite may use (repeatable); it touches no other address
-  --destructive        Allow checks that modify or delete email in those mailboxes
-  --control-url <url>  A control plane like the emulator's (ending in /_mailtwin/v1); unlocks the
-                       checks that set up their own owners, mailboxes, keys and mail
-  --control-token <t>  Its bearer token (or set MAILTWIN_CONTROL_TOKEN)
+  --base-url <url>        The deployment's full versioned endpoint, e.g. https://mail.example.com/openapi/v1
+  --api-key <key>         An API key of that deployment (or set MAILTWIN_API_KEY)
+  --second-api-key <key>  A key of another owner, for checks that need two (or MAILTWIN_SECOND_API_KEY)
+  --mailbox <address>     A mailbox the suite may use (repeatable); it sends mail to no other
+                          address than these and its own *.conformance.test addresses
+  --destructive           Allow checks that write through the API: send, upload, modify, delete
+  --control-url <url>     A control plane like the emulator's (ending in /_mailtwin/v1); unlocks the
+                          checks that set up their own owners, mailboxes, keys and mail
+  --control-token <t>     Its bearer token (or set MAILTWIN_CONTROL_TOKEN)
+  --max-rps <n>           At most n requests per second over the whole run (default: 20 against
+                          --base-url, no limit in process; 0 for no limit)
 
 Run:
-  --seed <n>           Seed for generated cases (default: random, printed so the run can be replayed)
-  --num-runs <n>       Cases per property (default 50)
-  --filter <text>      Only checks whose name contains this text
-  --strict             Treat failed decided rules (spec/DECISIONS.md) as failures, not warnings
-  -h, --help           Show this help
+  --profile <name>        Which checks run and how strictly (default full):
+${PROFILE_NAMES.map((name) => `                            ${name.padEnd(10)} ${PROFILES[name].description}`).join('\n')}
+  --seed <n>              Seed for generated cases (default: random, printed so the run can be replayed)
+  --num-runs <n>          Cases per property (default 50; 10 with --profile quick)
+  --filter <text>         Only checks whose name contains this text
+  --strict                Treat failed decided rules (spec/DECISIONS.md) as failures, not warnings
+  --shard <i>/<n>         Run the i-th of n shares of the check files (vitest --shard), e.g. 2/4
+  --dry-run               List every check, its rules and needs, and whether it would run or be
+                          skipped here and why; sends no request
 
-Exit status: 0 every checked rule passed, 1 a rule failed, 2 bad configuration.
+Reports:
+  --report <list>         Comma list of console, junit, json, html (default console)
+  --report-dir <dir>      Where junit.xml, report.json and report.html go (default conformance-report)
+  -h, --help              Show this help
+
+Exit status: 0 every checked rule passed, 1 a rule failed (or, with --profile certify, a check
+was skipped or a rule warned), 2 bad configuration.
 `;
 
 export class ConfigurationError extends Error {
@@ -33,6 +54,12 @@ export class ConfigurationError extends Error {
 export interface CliRun extends RunConfig {
   filter: string | undefined;
   strict: boolean;
+  /** The whole run's request budget per second; null for none (split among workers later). */
+  maxRps: number | null;
+  reports: ReportFormat[];
+  reportDir: string;
+  shard: string | undefined;
+  dryRun: boolean;
 }
 
 /** Parses the command line; throws ConfigurationError with a reason a user can act on. */
@@ -50,14 +77,21 @@ export function parseConformanceArgs(
       options: {
         'base-url': { type: 'string' },
         'api-key': { type: 'string' },
+        'second-api-key': { type: 'string' },
         mailbox: { type: 'string', multiple: true },
         destructive: { type: 'boolean' },
         'control-url': { type: 'string' },
         'control-token': { type: 'string' },
+        'max-rps': { type: 'string' },
+        profile: { type: 'string' },
         seed: { type: 'string' },
         'num-runs': { type: 'string' },
         filter: { type: 'string' },
         strict: { type: 'boolean' },
+        shard: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        report: { type: 'string' },
+        'report-dir': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -65,19 +99,79 @@ export function parseConformanceArgs(
     throw new ConfigurationError((error as Error).message);
   }
   if (values.help) return 'help';
+  const profileName = values.profile ?? 'full';
+  if (!isProfileName(profileName)) {
+    throw new ConfigurationError(
+      `--profile must be one of ${PROFILE_NAMES.join(', ')}, got "${profileName}"`,
+    );
+  }
+  const profile: ProfileName = profileName;
   const seed =
     values.seed === undefined
       ? randomSeed()
       : integer('--seed', values.seed, -(2 ** 31), 2 ** 31 - 1);
   const numRuns =
-    values['num-runs'] === undefined ? 50 : integer('--num-runs', values['num-runs'], 1, 100_000);
-  const common = { seed, numRuns, filter: values.filter, strict: values.strict ?? false };
+    values['num-runs'] === undefined
+      ? PROFILES[profile].numRuns
+      : integer('--num-runs', values['num-runs'], 1, 100_000);
+  if (profile === 'certify' && values.filter !== undefined) {
+    throw new ConfigurationError(
+      '--profile certify runs every check; --filter would skip the others',
+    );
+  }
+  if (profile === 'read-only' && values.destructive) {
+    throw new ConfigurationError(
+      '--destructive allows writing, which --profile read-only rules out; give one of them',
+    );
+  }
+  const target = parseTarget(values, env);
+  const maxRps =
+    values['max-rps'] === undefined
+      ? target.kind === 'live'
+        ? LIVE_DEFAULT_MAX_RPS
+        : null
+      : rate(values['max-rps']);
+  return {
+    seed,
+    numRuns,
+    filter: values.filter,
+    strict: (values.strict ?? false) || PROFILES[profile].strict,
+    profile,
+    maxRps,
+    // Split among the workers by the CLI once it knows how many there are.
+    workerMaxRps: maxRps,
+    reports: reportList(values.report),
+    reportDir: reportDir(values['report-dir']),
+    shard: values.shard === undefined ? undefined : shard(values.shard),
+    dryRun: values['dry-run'] ?? false,
+    target,
+  };
+}
+
+function parseTarget(
+  values: {
+    'base-url'?: string;
+    'api-key'?: string;
+    'second-api-key'?: string;
+    mailbox?: string[];
+    destructive?: boolean;
+    'control-url'?: string;
+    'control-token'?: string;
+  },
+  env: NodeJS.ProcessEnv,
+): TargetConfig {
   const baseUrl = values['base-url'];
   if (baseUrl === undefined) {
-    if (values['api-key'] !== undefined) throw new ConfigurationError('--api-key needs --base-url');
-    if (values['control-url'] !== undefined)
-      throw new ConfigurationError('--control-url needs --base-url');
-    return { ...common, target: { kind: 'emulator' } };
+    for (const flag of [
+      'api-key',
+      'second-api-key',
+      'control-url',
+      'mailbox',
+      'destructive',
+    ] as const) {
+      if (values[flag] !== undefined) throw new ConfigurationError(`--${flag} needs --base-url`);
+    }
+    return { kind: 'emulator' };
   }
   let url: URL;
   try {
@@ -100,20 +194,29 @@ export function parseConformanceArgs(
   if (apiKey === undefined || apiKey === '') {
     throw new ConfigurationError('a live target needs --api-key (or MAILTWIN_API_KEY)');
   }
+  const secondApiKey = values['second-api-key'] ?? env.MAILTWIN_SECOND_API_KEY;
+  if (secondApiKey !== undefined && secondApiKey === apiKey) {
+    throw new ConfigurationError('--second-api-key must be another key than --api-key');
+  }
+  const mailboxes = (values.mailbox ?? []).map((mailbox) => {
+    if (!/^[^\s@<>,]+@[^\s@<>,]+$/.test(mailbox))
+      throw new ConfigurationError(
+        `--mailbox must be a plain address like box@example.com, got "${mailbox}"`,
+      );
+    return mailbox;
+  });
   const control = parseControl(
     values['control-url'],
     values['control-token'] ?? env.MAILTWIN_CONTROL_TOKEN,
   );
   return {
-    ...common,
-    target: {
-      kind: 'live',
-      ...(control === undefined ? {} : { control }),
-      baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
-      apiKey,
-      mailboxes: values.mailbox ?? [],
-      destructive: values.destructive ?? false,
-    },
+    kind: 'live',
+    ...(control === undefined ? {} : { control }),
+    baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
+    apiKey,
+    ...(secondApiKey === undefined || secondApiKey === '' ? {} : { secondApiKey }),
+    mailboxes,
+    destructive: values.destructive ?? false,
   };
 }
 
@@ -122,6 +225,48 @@ function integer(flag: string, raw: string, min: number, max: number): number {
     throw new ConfigurationError(`${flag} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** `--max-rps`: a positive number of requests per second, or 0 for no limit. */
+function rate(raw: string): number | null {
+  if (!/^\d+(?:\.\d+)?$/.test(raw) || Number(raw) > 100_000) {
+    throw new ConfigurationError(
+      `--max-rps must be a number of requests per second from 0 (no limit) to 100000, got "${raw}"`,
+    );
+  }
+  return Number(raw) === 0 ? null : Number(raw);
+}
+
+function reportList(raw: string | undefined): ReportFormat[] {
+  if (raw === undefined) return ['console'];
+  const formats = raw.split(',').map((part) => part.trim());
+  const unknown = formats.filter(
+    (format) => !(REPORT_FORMATS as readonly string[]).includes(format),
+  );
+  if (unknown.length > 0 || formats.length === 0) {
+    throw new ConfigurationError(
+      `--report takes a comma list of ${REPORT_FORMATS.join(', ')}, got "${raw}"`,
+    );
+  }
+  return [...new Set(formats as ReportFormat[])];
+}
+
+function reportDir(raw: string | undefined): string {
+  if (raw === undefined) return 'conformance-report';
+  if (raw.trim() === '') throw new ConfigurationError('--report-dir must not be empty');
+  return raw;
+}
+
+function shard(raw: string): string {
+  const match = /^(\d+)\/(\d+)$/.exec(raw);
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (match === null || count < 1 || index < 1 || index > count) {
+    throw new ConfigurationError(
+      `--shard must be <index>/<count> with 1 <= index <= count, e.g. 2/4, got "${raw}"`,
+    );
+  }
+  return `${index}/${count}`;
 }
 
 function parseControl(

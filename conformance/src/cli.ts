@@ -1,21 +1,43 @@
 import { randomInt } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startVitest } from 'vitest/node';
+import { createVitest, startVitest } from 'vitest/node';
 import {
   CONFORMANCE_HELP,
   ConfigurationError,
   parseConformanceArgs,
   type CliRun,
+  type ReportFormat,
 } from './cli-options.ts';
-import { RUN_CONFIG_ENV, encodeRunConfig } from './config.ts';
-import { formatConsoleReport } from './report-console.ts';
+import { RUN_CONFIG_ENV, encodeRunConfig, type RunConfig } from './config.ts';
+import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
+import { PROFILES, offeredNeeds } from './profiles.ts';
+import { closingLines, formatConsoleReport } from './report-console.ts';
+import { figuresOf, type RunFacts } from './report-facts.ts';
+import { formatHtmlReport } from './report-html.ts';
+import { formatJsonReport } from './report-json.ts';
+import { formatJUnitReport } from './report-junit.ts';
 import { RuleCollector } from './reporter.ts';
 import { loadRules } from './rules.ts';
-import { summarize } from './summary.ts';
+import { summarize, type Summary } from './summary.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const CHECK_FILES = ['conformance/checks/**/*.check.ts'];
+const SETUP_FILES = ['conformance/src/setup.ts'];
 
-/** `mailtwin-conformance`: exit 0 all checked rules passed, 1 a rule failed, 2 bad configuration. */
+/** The files `--report` writes, by format, in `--report-dir`. */
+const REPORT_FILES: Record<Exclude<ReportFormat, 'console'>, string> = {
+  junit: 'junit.xml',
+  json: 'report.json',
+  html: 'report.html',
+};
+
+/**
+ * `mailtwin-conformance`: exit 0 all checked rules passed, 1 a rule failed (or certify found
+ * a skip or a warning), 2 bad configuration.
+ */
 export async function main(argv: string[]): Promise<number> {
   let run: CliRun | 'help';
   try {
@@ -30,55 +52,184 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const rules = loadRules();
-  process.env[RUN_CONFIG_ENV] = encodeRunConfig({
+  // One budget for the whole run: each worker gets its share, so together they stay within it.
+  const workers = workerCount();
+  const config: RunConfig = {
     target: run.target,
     seed: run.seed,
     numRuns: run.numRuns,
-  });
+    profile: run.profile,
+    workerMaxRps: run.maxRps === null ? null : run.maxRps / workers,
+  };
+  process.env[RUN_CONFIG_ENV] = encodeRunConfig(config);
+  const target =
+    run.target.kind === 'live' ? run.target.baseUrl : 'the mailtwin emulator (in process)';
+  if (run.dryRun) return dryRun(run, rules, target, workers);
+
+  const reportDir = resolve(process.cwd(), run.reportDir);
+  if (run.reports.some((format) => format !== 'console')) {
+    try {
+      mkdirSync(reportDir, { recursive: true });
+    } catch (error) {
+      process.stderr.write(
+        `mailtwin-conformance: --report-dir ${run.reportDir} cannot be created: ${(error as Error).message}\n`,
+      );
+      return 2;
+    }
+  }
   const collector = new RuleCollector(
     PACKAGE_ROOT,
     run.filter === undefined ? 'skipped' : 'not selected by --filter',
   );
+  const startedAt = new Date();
   const started = performance.now();
   const vitest = await startVitest(
     'test',
     [],
     {
-      root: PACKAGE_ROOT,
-      config: false,
-      watch: false,
-      run: true,
+      ...vitestOptions(run, workers),
       reporters: [collector],
       ...(run.filter === undefined ? {} : { testNamePattern: escapeRegExp(run.filter) }),
     },
-    {
-      test: {
-        include: ['conformance/checks/**/*.check.ts'],
-        setupFiles: ['conformance/src/setup.ts'],
-        passWithNoTests: false,
-      },
-    },
+    { test: { include: CHECK_FILES, setupFiles: SETUP_FILES, passWithNoTests: false } },
   );
   await vitest.close();
   const summary = summarize(rules, collector.outcomes, collector.problems, {
     live: run.target.kind === 'live',
     strict: run.strict,
+    noSkips: PROFILES[run.profile].noSkips,
+    requireCoverage: run.shard === undefined,
   });
-  const target =
-    run.target.kind === 'live' ? run.target.baseUrl : 'the mailtwin emulator (in process)';
+  const facts: RunFacts = {
+    target,
+    targetKind: run.target.kind,
+    ...(run.target.kind === 'live' ? { baseUrl: run.target.baseUrl } : {}),
+    toolVersion: packageVersion(),
+    seed: run.seed,
+    numRuns: run.numRuns,
+    profile: run.profile,
+    strict: run.strict,
+    ...(run.shard === undefined ? {} : { shard: run.shard }),
+    startedAt: startedAt.toISOString(),
+    ...figuresOf(collector.outcomes),
+    durationMs: performance.now() - started,
+  };
+  const written = writeReports(run, reportDir, summary, facts);
   process.stdout.write(
-    formatConsoleReport(summary, {
-      target,
-      seed: run.seed,
-      numRuns: run.numRuns,
-      durationMs: performance.now() - started,
-    }),
+    run.reports.includes('console')
+      ? formatConsoleReport(summary, facts)
+      : `${closingLines(summary, facts).join('\n')}\n`,
   );
+  for (const file of written) process.stdout.write(`Report: ${file}\n`);
   if (collector.outcomes.length === 0) {
     process.stderr.write('mailtwin-conformance: no check ran (is --filter too narrow?)\n');
     return 1;
   }
   return summary.exitCode;
+}
+
+/** Options shared by the run and the dry run's collection. */
+function vitestOptions(run: CliRun, workers: number) {
+  return {
+    root: PACKAGE_ROOT,
+    config: false as const,
+    watch: false,
+    run: true,
+    maxWorkers: workers,
+    ...(run.shard === undefined ? {} : { shard: run.shard }),
+  };
+}
+
+/**
+ * Lists what the run would do without sending a request: vitest only collects the check files
+ * (imports them and records each `rule()` with its metadata; no test body, hook or target
+ * runs), then each check is judged as the workers would judge it.
+ */
+async function dryRun(
+  run: CliRun,
+  rules: ReturnType<typeof loadRules>,
+  target: string,
+  workers: number,
+): Promise<number> {
+  const vitest = await createVitest(
+    'test',
+    // Nothing runs, so the files need no isolation from each other: one import of the suite's
+    // modules serves all, and the collection takes about a second.
+    { ...vitestOptions(run, workers), reporters: [], isolate: false },
+    { test: { include: CHECK_FILES, setupFiles: SETUP_FILES, passWithNoTests: false } },
+  );
+  const checks: CollectedCheck[] = [];
+  const problems: string[] = [];
+  try {
+    const collected = await vitest.collect();
+    for (const module of collected.testModules) {
+      const file = module.moduleId.startsWith(PACKAGE_ROOT)
+        ? module.moduleId.slice(PACKAGE_ROOT.length + 1)
+        : module.moduleId;
+      for (const error of module.errors()) problems.push(`${file} did not load: ${error.message}`);
+      for (const test of module.children.allTests()) {
+        const meta = test.meta();
+        checks.push({
+          file,
+          name: test.name,
+          behaviour: meta.behaviour ?? test.name,
+          rules: meta.rules ?? [],
+          needs: meta.needs ?? [],
+        });
+      }
+    }
+    for (const error of collected.unhandledErrors)
+      problems.push(`unhandled error: ${String((error as Error)?.message ?? error)}`);
+  } finally {
+    await vitest.close();
+  }
+  checks.sort((a, b) => a.file.localeCompare(b.file));
+  const plan = planChecks({
+    checks,
+    offers: offeredNeeds(run.target),
+    profile: run.profile,
+    filter: run.filter,
+  });
+  process.stdout.write(
+    formatPlan(plan, rules, problems, {
+      target,
+      profile: run.profile,
+      seed: run.seed,
+      numRuns: run.numRuns,
+      maxRps: run.maxRps,
+      ...(run.shard === undefined ? {} : { shard: run.shard }),
+    }),
+  );
+  return problems.length > 0 ? 1 : 0;
+}
+
+function writeReports(run: CliRun, reportDir: string, summary: Summary, facts: RunFacts): string[] {
+  const render = {
+    junit: formatJUnitReport,
+    json: formatJsonReport,
+    html: formatHtmlReport,
+  } as const;
+  const written: string[] = [];
+  for (const format of run.reports) {
+    if (format === 'console') continue;
+    const path = join(reportDir, REPORT_FILES[format]);
+    writeFileSync(path, render[format](summary, facts));
+    written.push(join(run.reportDir, REPORT_FILES[format]));
+  }
+  return written;
+}
+
+/** The workers vitest will use: its own default, or VITEST_MAX_WORKERS. */
+function workerCount(): number {
+  const fromEnv = Number.parseInt(process.env.VITEST_MAX_WORKERS ?? '', 10);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
+  return Math.max(availableParallelism() - 1, 1);
+}
+
+function packageVersion(): string {
+  return (
+    JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
+  ).version;
 }
 
 function escapeRegExp(text: string): string {

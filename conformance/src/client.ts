@@ -1,4 +1,6 @@
 import type { Exchange } from './exchange.ts';
+import type { RateLimiter } from './rate-limit.ts';
+import { SafetyRefusal, UndeclaredWrite, disallowedRecipients, isWrite } from './safety.ts';
 import type { SpecValidator } from './spec-validator.ts';
 import type { Target } from './targets.ts';
 
@@ -37,15 +39,33 @@ export class ContractViolation extends Error {
   }
 }
 
+/** What a client may send, how fast, and where it counts what it sent. */
+export interface ClientPolicy {
+  /**
+   * The check declared the need `destructive`: it may send a request that can write through
+   * the API (any method but GET, HEAD and OPTIONS to anything but the control plane).
+   */
+  writes: boolean;
+  /** The `--mailbox` addresses; when set, mail may go only to them and the suite's own domain. */
+  mailboxes?: readonly string[];
+  /** Waits for a free slot before every request (`--max-rps`). */
+  limiter?: RateLimiter;
+  /** Counts every request sent, control plane and public URLs included. */
+  counter?: { requests: number };
+}
+
 /**
  * Sends requests to a target, records each exchange in `log` (for failure reports), and
- * validates every API response against the contract, failing on the first violation.
+ * validates every API response against the contract, failing on the first violation. Before
+ * a request leaves, the policy is applied: an undeclared write fails the check, mail to an
+ * address outside the given mailboxes skips it, and the rate limit is waited for.
  */
 export class ApiClient {
   constructor(
     private readonly target: Target,
     private readonly validator: SpecValidator,
     readonly log: Exchange[] = [],
+    private readonly policy: ClientPolicy = { writes: true },
   ) {}
 
   get baseUrl(): string {
@@ -68,12 +88,15 @@ export class ApiClient {
       body = JSON.stringify(options.json);
       if (!hasHeader(headers, 'content-type')) headers['Content-Type'] = 'application/json';
     }
+    this.enforcePolicy(method, url, options.json, body);
     const exchange: Exchange = {
       request: { method, url: url.toString(), headers, ...describeBody(body) },
       violations: [],
     };
     this.log.push(exchange);
 
+    await this.policy.limiter?.acquire();
+    if (this.policy.counter !== undefined) this.policy.counter.requests += 1;
     const response = await this.target.fetch(
       new Request(url, { method, headers, body: body ?? null }),
     );
@@ -110,6 +133,42 @@ export class ApiClient {
         }
       },
     };
+  }
+
+  /** Throws before anything is sent when the request breaks the policy (safety.ts). */
+  private enforcePolicy(
+    method: string,
+    url: URL,
+    json: unknown,
+    body: RequestOptions['body'],
+  ): void {
+    const control = this.target.control?.baseUrl;
+    const toControl =
+      control !== undefined && (url.href === control || url.href.startsWith(`${control}/`));
+    const apiBase = new URL(this.target.baseUrl);
+    const toApi =
+      url.origin === apiBase.origin &&
+      (url.pathname === apiBase.pathname || url.pathname.startsWith(`${apiBase.pathname}/`));
+    if (toControl || !isWrite(method)) return;
+    if (!this.policy.writes) {
+      throw new UndeclaredWrite(
+        `this check sent ${method} ${url.pathname} but does not declare needs: ['destructive'] ` +
+          '(conformance/src/check.ts): a check that may write through the API must say so, ' +
+          'so that --profile read-only and targets without --destructive leave it out',
+      );
+    }
+    if (this.policy.mailboxes === undefined || !toApi) return;
+    const refused = disallowedRecipients(
+      method,
+      url.pathname.slice(apiBase.pathname.length),
+      { json, ...(typeof body === 'string' ? { text: body } : {}) },
+      this.policy.mailboxes,
+    );
+    if (refused.length > 0) {
+      throw new SafetyRefusal(
+        `would send mail to ${refused.join(', ')}: the suite sends only to the --mailbox addresses and its own *.conformance.test addresses (allow an address with --mailbox)`,
+      );
+    }
   }
 }
 

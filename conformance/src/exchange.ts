@@ -19,18 +19,27 @@ export interface Exchange {
 /**
  * The exchange's request as a `curl` command a vendor can paste into a shell. The base URL and
  * the key are shell variables (`$MAILTWIN_BASE_URL`, `$MAILTWIN_API_KEY`, as the emulator's
- * banner prints them), so a replay never carries a secret and works against any target.
+ * banner prints them), so a replay never carries a secret and works against any target. A
+ * call to the control plane (`controlUrl`) uses `$MAILTWIN_CONTROL_URL` and
+ * `$MAILTWIN_CONTROL_TOKEN` instead.
  */
-export function toCurl(exchange: Exchange, baseUrl: string): string {
+export function toCurl(exchange: Exchange, baseUrl: string, controlUrl?: string): string {
   const { method, url, headers, body } = exchange.request;
-  const relative = url.startsWith(baseUrl) ? url.slice(baseUrl.length) : undefined;
+  const control = controlUrl !== undefined && url.startsWith(controlUrl);
+  const [prefix, variable] = control
+    ? [controlUrl, '$MAILTWIN_CONTROL_URL']
+    : [baseUrl, '$MAILTWIN_BASE_URL'];
+  const relative = url.startsWith(prefix) ? url.slice(prefix.length) : undefined;
   const parts = ['curl', '-i', '-X', method];
-  parts.push(
-    relative === undefined ? shellQuote(url) : `"$MAILTWIN_BASE_URL"${shellQuote(relative)}`,
-  );
+  parts.push(relative === undefined ? shellQuote(url) : `"${variable}"${shellQuote(relative)}`);
   for (const [name, value] of Object.entries(headers)) {
     if (name.toLowerCase() === 'authorization' && /^Bearer\s+\S+$/i.test(value)) {
-      parts.push('-H', '"Authorization: Bearer $MAILTWIN_API_KEY"');
+      parts.push(
+        '-H',
+        control
+          ? '"Authorization: Bearer $MAILTWIN_CONTROL_TOKEN"'
+          : '"Authorization: Bearer $MAILTWIN_API_KEY"',
+      );
     } else {
       parts.push('-H', shellQuote(`${name}: ${value}`));
     }
@@ -44,8 +53,13 @@ function shellQuote(value: string): string {
 }
 
 /** A short, readable account of the exchange for failure messages. */
-export function describeExchange(exchange: Exchange, baseUrl: string, maxBody = 800): string {
-  const lines = [`  replay: ${toCurl(exchange, baseUrl)}`];
+export function describeExchange(
+  exchange: Exchange,
+  baseUrl: string,
+  maxBody = 800,
+  controlUrl?: string,
+): string {
+  const lines = [`  replay: ${toCurl(exchange, baseUrl, controlUrl)}`];
   if (exchange.response === undefined) {
     lines.push('  response: none (the request failed before an answer arrived)');
   } else {

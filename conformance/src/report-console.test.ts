@@ -31,8 +31,10 @@ function summary(results: RuleResult[], overrides: Partial<Summary> = {}): Summa
   return {
     results,
     counts,
-    coverage: { checked: 0, total: 0, documented: [0, 0], decided: [0, 0] },
+    coverage: { checked: 0, total: 0, documented: [0, 0], decided: [0, 0], untestable: 0 },
     problems: [],
+    skipped: [],
+    refusals: [],
     exitCode: 0,
     ...overrides,
   };
@@ -151,13 +153,15 @@ describe('formatConsoleReport', () => {
           result(rule('1-R2', '1'), 'skip', [test('skipped')]),
           result(rule('1-R3', '1'), 'unchecked', []),
         ],
-        { coverage: { checked: 7, total: 10, documented: [5, 6], decided: [2, 4] } },
+        { coverage: { checked: 7, total: 10, documented: [5, 6], decided: [2, 4], untestable: 1 } },
       ),
       FACTS,
     );
     const out = lines(report);
     expect(out).toContain('Rules: 1 passed, 0 failed, 0 warnings, 1 skipped, 1 without a check');
-    expect(out).toContain('Coverage: 7/10 rules have a check (documented 5/6, decided 2/4)');
+    expect(out).toContain(
+      'Coverage: 7/10 rules have a check (documented 5/6, decided 2/4; 1 marked untestable)',
+    );
     expect(out).toContain('Time: 1.2 s');
   });
 
@@ -190,5 +194,63 @@ describe('formatConsoleReport', () => {
       FACTS,
     );
     expect(report).not.toContain('Failures');
+  });
+
+  it('ends with the run figures: requests sent, generated cases and time', () => {
+    const out = lines(formatConsoleReport(summary([]), { ...FACTS, requests: 12345, cases: 250 }));
+    const at = out.indexOf('Requests: 12,345 sent');
+    expect(at).toBeGreaterThan(0);
+    expect(out.slice(at, at + 3)).toEqual([
+      'Requests: 12,345 sent',
+      'Generated cases: 250 (fast-check runs)',
+      'Time: 1.2 s',
+    ]);
+  });
+
+  it('names a profile other than full, strictness and the shard in the first line', () => {
+    expect(lines(formatConsoleReport(summary([]), { ...FACTS, profile: 'full' }))[0]).toBe(
+      'mailtwin conformance against the emulator (seed 42, 50 runs per property)',
+    );
+    expect(
+      lines(
+        formatConsoleReport(summary([]), {
+          ...FACTS,
+          profile: 'quick',
+          strict: true,
+          shard: '2/3',
+        }),
+      )[0],
+    ).toBe(
+      'mailtwin conformance against the emulator (profile quick, seed 42, 50 runs per property, strict, shard 2/3)',
+    );
+  });
+
+  it('says the coverage of a shard is its own', () => {
+    expect(formatConsoleReport(summary([]), { ...FACTS, shard: '1/2' })).toContain(
+      "Shard: 1/2; rules checked only by other shards' files show as without a check",
+    );
+  });
+
+  it('lists what certify refused, and says certified when nothing was', () => {
+    const refused = lines(
+      formatConsoleReport(
+        summary([], { refusals: ['skipped a.check.ts "x": needs y'], exitCode: 1 }),
+        { ...FACTS, profile: 'certify' },
+      ),
+    );
+    const at = refused.findIndex((l) => l.startsWith('Not certified'));
+    expect(refused[at]).toBe(
+      'Not certified: --profile certify allows no skipped check and no warning, and found 1:',
+    );
+    expect(refused[at + 1]).toBe('  skipped a.check.ts "x": needs y');
+    expect(refused.at(-2)).toBe(
+      'Result: NOT certified: no rule failed, but 1 skip(s) or warning(s)',
+    );
+    const certified = formatConsoleReport(summary([]), { ...FACTS, profile: 'certify' });
+    expect(
+      certified.endsWith(
+        'Result: certified: every checked rule passed, nothing skipped, no warning\n',
+      ),
+    ).toBe(true);
   });
 });

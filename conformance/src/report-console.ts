@@ -1,30 +1,20 @@
-import type { RuleResult, RuleStatus, Summary, TestOutcome } from './summary.ts';
+import {
+  STATUS_LABEL as LABEL,
+  formatCount,
+  groupOf,
+  skipReasons,
+  type RunFacts,
+} from './report-facts.ts';
+import type { RuleResult, Summary, TestOutcome } from './summary.ts';
 
-const LABEL: Record<RuleStatus, string> = {
-  pass: 'PASS',
-  fail: 'FAIL',
-  warn: 'WARN',
-  skip: 'SKIP',
-  unchecked: '----',
-};
+export type { RunFacts } from './report-facts.ts';
 
-export interface RunFacts {
-  target: string;
-  seed: number;
-  numRuns: number;
-  durationMs: number;
-}
-
-/** The console report: one line per rule by section, failures in full, then coverage. */
+/** The console report: one line per rule by section, failures in full, then coverage and figures. */
 export function formatConsoleReport(summary: Summary, facts: RunFacts): string {
-  const lines: string[] = [
-    `mailtwin conformance against ${facts.target} (seed ${facts.seed}, ${facts.numRuns} runs per property)`,
-    '',
-  ];
+  const lines: string[] = [`mailtwin conformance against ${facts.target} (${runLine(facts)})`, ''];
   let heading = '';
   for (const result of summary.results) {
-    const group =
-      result.rule.source === 'decided' ? 'Decided (spec/DECISIONS.md)' : `§${result.rule.section}`;
+    const group = groupOf(result.rule);
     if (group !== heading) {
       heading = group;
       lines.push(heading);
@@ -55,24 +45,63 @@ export function formatConsoleReport(summary: Summary, facts: RunFacts): string {
   }
   if (summary.problems.length > 0)
     lines.push('', 'Problems with the suite itself:', ...summary.problems.map((p) => `  ${p}`));
-  const { counts, coverage } = summary;
-  lines.push(
-    '',
-    `Rules: ${counts.pass} passed, ${counts.fail} failed, ${counts.warn} warnings, ${counts.skip} skipped, ${counts.unchecked} without a check`,
-    `Coverage: ${coverage.checked}/${coverage.total} rules have a check (documented ${coverage.documented[0]}/${coverage.documented[1]}, decided ${coverage.decided[0]}/${coverage.decided[1]})`,
-    `Time: ${(facts.durationMs / 1000).toFixed(1)} s`,
-    summary.exitCode === 0 ? 'Result: conformant for every checked rule' : 'Result: NOT conformant',
-    '',
-  );
+  if (summary.refusals.length > 0) {
+    lines.push(
+      '',
+      `Not certified: --profile certify allows no skipped check and no warning, and found ${summary.refusals.length}:`,
+      ...summary.refusals.map((r) => `  ${r}`),
+    );
+  }
+  lines.push('', ...closingLines(summary, facts), '');
   return lines.join('\n');
 }
 
+/** The counts, coverage, figures and result: the whole console report when it is not asked for. */
+export function closingLines(summary: Summary, facts: RunFacts): string[] {
+  const { counts, coverage } = summary;
+  const lines = [
+    `Rules: ${counts.pass} passed, ${counts.fail} failed, ${counts.warn} warnings, ${counts.skip} skipped, ${counts.unchecked} without a check`,
+    `Coverage: ${coverage.checked}/${coverage.total} rules have a check (documented ${coverage.documented[0]}/${coverage.documented[1]}, decided ${coverage.decided[0]}/${coverage.decided[1]}; ${coverage.untestable} marked untestable)`,
+  ];
+  if (facts.shard !== undefined)
+    lines.push(
+      `Shard: ${facts.shard}; rules checked only by other shards' files show as without a check`,
+    );
+  if (summary.skipped.length > 0)
+    lines.push(`Skipped checks: ${summary.skipped.length} (reasons on the SKIP lines above)`);
+  if (facts.requests !== undefined) lines.push(`Requests: ${formatCount(facts.requests)} sent`);
+  if (facts.cases !== undefined)
+    lines.push(`Generated cases: ${formatCount(facts.cases)} (fast-check runs)`);
+  lines.push(
+    `Time: ${(facts.durationMs / 1000).toFixed(1)} s`,
+    summary.exitCode === 0
+      ? facts.profile === 'certify'
+        ? 'Result: certified: every checked rule passed, nothing skipped, no warning'
+        : 'Result: conformant for every checked rule'
+      : counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0
+        ? `Result: NOT certified: no rule failed, but ${summary.refusals.length} skip(s) or warning(s)`
+        : 'Result: NOT conformant',
+  );
+  return lines;
+}
+
+function runLine(facts: RunFacts): string {
+  const parts = [
+    ...(facts.profile === undefined || facts.profile === 'full'
+      ? []
+      : [`profile ${facts.profile}`]),
+    `seed ${facts.seed}`,
+    `${facts.numRuns} runs per property`,
+    ...(facts.strict && facts.profile !== 'certify' ? ['strict'] : []),
+    ...(facts.shard === undefined ? [] : [`shard ${facts.shard}`]),
+  ];
+  return parts.join(', ');
+}
+
 function detail(result: RuleResult): string {
-  if (result.status === 'skip') {
-    const reasons = [...new Set(result.tests.map((t) => t.skipReason ?? 'skipped'))];
-    return `  [skipped: ${reasons.join('; ')}]`;
-  }
-  if (result.tests.length === 0) return '';
+  if (result.status === 'skip') return `  [skipped: ${skipReasons(result).join('; ')}]`;
+  if (result.tests.length === 0)
+    return result.rule.untestable === undefined ? '' : '  [untestable: see conformance/rules.yaml]';
   return `  (${result.tests.length} check${result.tests.length === 1 ? '' : 's'})`;
 }
 

@@ -34,7 +34,12 @@ export class RuleCollector implements Reporter {
           name: test.name,
           file,
           rules: meta.rules ?? [],
+          ...(meta.behaviour === undefined ? {} : { behaviour: meta.behaviour }),
+          needs: meta.needs ?? [],
           state,
+          requests: meta.requests ?? 0,
+          cases: meta.cases ?? 0,
+          durationMs: test.diagnostic()?.duration ?? 0,
           ...(result.state === 'skipped'
             ? { skipReason: result.note ?? this.defaultSkipReason }
             : {}),

@@ -157,6 +157,7 @@ describe('summarize', () => {
       total: 5,
       documented: [2, 3],
       decided: [1, 2],
+      untestable: 0,
     });
   });
 
@@ -210,7 +211,101 @@ describe('summarize', () => {
   it('reports zero coverage and exit 0 when no tests ran', () => {
     const summary = summarize([documented('1-R1'), decided('D-2')], [], [], LIVE);
     expect(summary.counts).toEqual({ pass: 0, fail: 0, warn: 0, skip: 0, unchecked: 2 });
-    expect(summary.coverage).toEqual({ checked: 0, total: 2, documented: [0, 1], decided: [0, 1] });
+    expect(summary.coverage).toEqual({
+      checked: 0,
+      total: 2,
+      documented: [0, 1],
+      decided: [0, 1],
+      untestable: 0,
+    });
     expect(summary.exitCode).toBe(0);
+  });
+
+  it('lists every skipped check with its reason, whatever the status of its rules', () => {
+    const summary = summarize(
+      [documented('1-R1'), documented('1-R2')],
+      [
+        outcome(['1-R1'], 'passed'),
+        outcome(['1-R1'], 'skipped', { name: 'a', skipReason: 'needs the control plane' }),
+        outcome(['1-R2'], 'skipped', { name: 'b' }),
+      ],
+      [],
+      EMULATOR,
+    );
+    expect(summary.skipped).toEqual([
+      {
+        file: 'conformance/checks/x.check.ts',
+        name: 'a',
+        rules: ['1-R1'],
+        reason: 'needs the control plane',
+      },
+      { file: 'conformance/checks/x.check.ts', name: 'b', rules: ['1-R2'], reason: 'skipped' },
+    ]);
+    expect(summary.refusals).toEqual([]);
+    expect(summary.exitCode).toBe(0);
+  });
+
+  it('under certify (noSkips) fails the run on any skipped check, saying what and why', () => {
+    const summary = summarize(
+      [documented('1-R1')],
+      [
+        outcome(['1-R1'], 'passed'),
+        outcome(['1-R1'], 'skipped', { name: 'a', skipReason: 'needs the control plane' }),
+      ],
+      [],
+      { live: true, strict: true, noSkips: true },
+    );
+    expect(statuses(summary)).toEqual({ '1-R1': 'pass' });
+    expect(summary.refusals).toEqual([
+      'skipped conformance/checks/x.check.ts "a": needs the control plane',
+    ]);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('under noSkips without strict, refuses a warning too', () => {
+    const summary = summarize([decided('D-2')], [outcome(['D-2'], 'failed')], [], {
+      live: true,
+      strict: false,
+      noSkips: true,
+    });
+    expect(statuses(summary)).toEqual({ 'D-2': 'warn' });
+    expect(summary.refusals).toEqual(['warning on D-2: a decided rule failed']);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('under noSkips passes a run with nothing skipped and no warning', () => {
+    const summary = summarize([documented('1-R1')], [outcome(['1-R1'], 'passed')], [], {
+      live: true,
+      strict: true,
+      noSkips: true,
+    });
+    expect(summary.refusals).toEqual([]);
+    expect(summary.exitCode).toBe(0);
+  });
+});
+
+describe('rule coverage (every rule has a check or is marked untestable)', () => {
+  it('makes a rule with neither a problem that fails a whole run, but not a shard', () => {
+    const rules = [
+      documented('1-R1'),
+      { ...documented('1-R2'), untestable: "the receiver's obligation" },
+      documented('1-R3'),
+    ];
+    const outcomes = [outcome(['1-R1'], 'passed')];
+    const whole = summarize(rules, outcomes, [], { ...EMULATOR, requireCoverage: true });
+    expect(whole.problems).toEqual([
+      'rule 1-R3 has no check and is not marked untestable (conformance/rules.yaml)',
+    ]);
+    expect(whole.exitCode).toBe(1);
+    expect(whole.coverage.untestable).toBe(1);
+    expect(summarize(rules, outcomes, [], EMULATOR).exitCode).toBe(0);
+  });
+
+  it('refuses an untestable mark on a rule that has a check', () => {
+    const rules = [{ ...documented('1-R1'), untestable: 'stale' }];
+    const summary = summarize(rules, [outcome(['1-R1'], 'passed')], [], EMULATOR);
+    expect(summary.problems).toEqual([
+      'rule 1-R1 is marked untestable but has a check: drop the mark',
+    ]);
   });
 });

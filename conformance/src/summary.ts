@@ -1,3 +1,4 @@
+import type { Need } from './config.ts';
 import type { Rule } from './rules.ts';
 
 /** The outcome of one vitest test as the report needs it. */
@@ -5,11 +6,27 @@ export interface TestOutcome {
   name: string;
   file: string;
   rules: string[];
+  /** The behaviour the check verifies (its name without the rule ids). */
+  behaviour?: string;
+  /** What it declared it needs. */
+  needs?: Need[];
   state: 'passed' | 'failed' | 'skipped';
   /** Why it was skipped (the missing need), when it was. */
   skipReason?: string;
   /** Failure messages, each naming the rule, the exchange and the replay command. */
   errors: string[];
+  /** HTTP requests it sent, and fast-check cases it ran (figures, never asserted). */
+  requests?: number;
+  cases?: number;
+  durationMs?: number;
+}
+
+/** A check that did not run, and why. */
+export interface SkippedCheck {
+  file: string;
+  name: string;
+  rules: string[];
+  reason: string;
 }
 
 /** pass / fail; warn = a decided rule failed on a live target (a deployment may choose otherwise). */
@@ -29,9 +46,18 @@ export interface Summary {
     total: number;
     documented: [number, number];
     decided: [number, number];
+    /** Rules marked untestable, counted apart. */
+    untestable: number;
   };
   /** Failures not tied to a rule: a check file that did not load, a test with no rule. */
   problems: string[];
+  /** Every skipped check with its reason, in the order they were reported. */
+  skipped: SkippedCheck[];
+  /**
+   * Why the run fails although no rule failed: under `--profile certify`, each skipped check
+   * and each warning. Empty otherwise.
+   */
+  refusals: string[];
   exitCode: 0 | 1;
 }
 
@@ -39,6 +65,13 @@ export interface SummaryOptions {
   /** On a live target, decided rules only warn unless strict. */
   live: boolean;
   strict: boolean;
+  /** `--profile certify`: a skipped check or a warning fails the run. */
+  noSkips?: boolean;
+  /**
+   * Every rule must have a check or be marked `untestable` with a reason (a whole run only:
+   * a shard or a filtered run sees some checks).
+   */
+  requireCoverage?: boolean;
 }
 
 /** Folds test outcomes into one result per rule, with coverage and the run's exit code. */
@@ -62,8 +95,40 @@ export function summarize(
     const tests = outcomes.filter((o) => o.rules.includes(rule.id));
     return { rule, tests, status: ruleStatus(rule, tests, options) };
   });
+  for (const result of results) {
+    if (result.tests.length > 0 && result.rule.untestable !== undefined) {
+      allProblems.push(
+        `rule ${result.rule.id} is marked untestable but has a check: drop the mark`,
+      );
+    }
+    if (
+      options.requireCoverage &&
+      result.tests.length === 0 &&
+      result.rule.untestable === undefined
+    ) {
+      allProblems.push(
+        `rule ${result.rule.id} has no check and is not marked untestable (conformance/rules.yaml)`,
+      );
+    }
+  }
   const counts: Record<RuleStatus, number> = { pass: 0, fail: 0, warn: 0, skip: 0, unchecked: 0 };
   for (const result of results) counts[result.status] += 1;
+  const skipped = outcomes
+    .filter((o) => o.state === 'skipped')
+    .map((o) => ({
+      file: o.file,
+      name: o.name,
+      rules: o.rules,
+      reason: o.skipReason ?? 'skipped',
+    }));
+  const refusals = options.noSkips
+    ? [
+        ...skipped.map((s) => `skipped ${s.file} "${s.name}": ${s.reason}`),
+        ...results
+          .filter((r) => r.status === 'warn')
+          .map((r) => `warning on ${r.rule.id}: a decided rule failed`),
+      ]
+    : [];
   const checked = (source?: Rule['source']) =>
     results.filter((r) => r.tests.length > 0 && (source === undefined || r.rule.source === source))
       .length;
@@ -76,9 +141,12 @@ export function summarize(
       total: rules.length,
       documented: [checked('documented'), total('documented')],
       decided: [checked('decided'), total('decided')],
+      untestable: rules.filter((r) => r.untestable !== undefined).length,
     },
     problems: allProblems,
-    exitCode: counts.fail > 0 || allProblems.length > 0 ? 1 : 0,
+    skipped,
+    refusals,
+    exitCode: counts.fail > 0 || allProblems.length > 0 || refusals.length > 0 ? 1 : 0,
   };
 }
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createApp, defaultDeps } from '../../emulator/src/app.ts';
 import type { Need, TargetConfig } from './config.ts';
+import { offeredNeeds } from './profiles.ts';
 
 /**
  * Something that answers the API: the emulator in this process (no socket), or a live
@@ -13,6 +14,10 @@ export interface Target {
   /** `{origin}` (§1): scheme and host. */
   readonly origin: string;
   readonly apiKey: string | undefined;
+  /** A key of another owner (`--second-api-key`), when one was given. */
+  readonly secondApiKey?: string;
+  /** The `--mailbox` addresses: against a live target, mail goes to no other (client.ts). */
+  readonly mailboxes?: readonly string[];
   /** The emulator's control plane (the dashboard's stand-in), when the target has one. */
   readonly control: { baseUrl: string; token: string } | undefined;
   /** How long the target waits for a webhook receiver, when known (D-30 says 10 s). */
@@ -47,7 +52,7 @@ export function createTarget(config: TargetConfig): Target {
       origin: IN_PROCESS_ORIGIN,
       apiKey: undefined,
       control: { baseUrl: `${IN_PROCESS_ORIGIN}/_mailtwin/v1`, token: controlToken },
-      offers: new Set<Need>(['destructive', 'control-plane', 'second-key', 'webhook-receiver']),
+      offers: offeredNeeds(config),
       webhookTimeoutMs: IN_PROCESS_WEBHOOK_TIMEOUT_MS,
       fetch: async (request) => app.fetch(request),
     };
@@ -58,11 +63,10 @@ export function createTarget(config: TargetConfig): Target {
     baseUrl,
     origin: new URL(baseUrl).origin,
     apiKey: config.apiKey,
+    ...(config.secondApiKey === undefined ? {} : { secondApiKey: config.secondApiKey }),
+    mailboxes: config.mailboxes,
     control: config.control,
-    offers: new Set<Need>([
-      ...(config.destructive ? (['destructive'] as const) : []),
-      ...(config.control ? (['control-plane', 'second-key'] as const) : []),
-    ]),
+    offers: offeredNeeds(config),
     fetch: (request) => fetch(request, { redirect: 'manual' }),
   };
 }

@@ -1,0 +1,110 @@
+import { describe, expect, it } from 'vitest';
+import { ApiClient, type ClientPolicy } from './client.ts';
+import { RateLimiter } from './rate-limit.ts';
+import { SafetyRefusal, UndeclaredWrite } from './safety.ts';
+import type { SpecValidator } from './spec-validator.ts';
+import type { Target } from './targets.ts';
+
+/** A target that records what reaches it and answers 200 {}. */
+function fakeTarget(kind: Target['kind'] = 'live') {
+  const sent: string[] = [];
+  const target: Target = {
+    kind,
+    baseUrl: 'https://mail.example.com/openapi/v1',
+    origin: 'https://mail.example.com',
+    apiKey: 'sk-x',
+    control: { baseUrl: 'https://mail.example.com/_mailtwin/v1', token: 'ct' },
+    offers: new Set(),
+    fetch: async (request) => {
+      sent.push(`${request.method} ${new URL(request.url).pathname}`);
+      return new Response('{}', { headers: { 'Content-Type': 'application/json' } });
+    },
+  };
+  return { target, sent };
+}
+
+const VALIDATOR = { validate: () => [] } as unknown as SpecValidator;
+
+function client(policy: ClientPolicy, kind: Target['kind'] = 'live') {
+  const { target, sent } = fakeTarget(kind);
+  return { api: new ApiClient(target, VALIDATOR, [], policy), sent };
+}
+
+describe('ApiClient policy', () => {
+  it('fails an undeclared write before sending it', async () => {
+    const { api, sent } = client({ writes: false });
+    await expect(api.request({ method: 'PATCH', path: '/emails/e1', json: {} })).rejects.toThrow(
+      UndeclaredWrite,
+    );
+    await expect(api.request({ method: 'DELETE', path: '/emails/e1' })).rejects.toThrow(
+      /DELETE \/openapi\/v1\/emails\/e1 but does not declare needs: \['destructive'\]/,
+    );
+    expect(sent).toEqual([]);
+  });
+
+  it('lets a check without destructive read, and write to the control plane', async () => {
+    const { api, sent } = client({ writes: false });
+    await api.request({ path: '/mailboxes' });
+    await api.request({
+      method: 'POST',
+      path: 'https://mail.example.com/_mailtwin/v1/owners',
+      absolute: true,
+      json: { name: 'x' },
+    });
+    expect(sent).toEqual(['GET /openapi/v1/mailboxes', 'POST /_mailtwin/v1/owners']);
+  });
+
+  it('counts an absolute write outside the control plane as a write', async () => {
+    const { api, sent } = client({ writes: false });
+    await expect(
+      api.request({ method: 'POST', path: 'https://mail.example.com/elsewhere', absolute: true }),
+    ).rejects.toThrow(UndeclaredWrite);
+    expect(sent).toEqual([]);
+  });
+
+  it('refuses mail to an address outside the given mailboxes, before sending', async () => {
+    const { api, sent } = client({ writes: true, mailboxes: ['ops@vendor.example'] });
+    const refusal = api.request({
+      method: 'POST',
+      path: '/emails/send',
+      json: { from: 'ops@vendor.example', to: 'someone@customer.example', text: 'x' },
+    });
+    await expect(refusal).rejects.toThrow(SafetyRefusal);
+    await expect(refusal).rejects.toThrow(/someone@customer\.example/);
+    await api.request({
+      method: 'POST',
+      path: '/emails/send',
+      json: { from: 'ops@vendor.example', to: 'ops@vendor.example', text: 'x' },
+    });
+    expect(sent).toEqual(['POST /openapi/v1/emails/send']);
+  });
+
+  it('does not look at recipients without a mailbox list (the in-process emulator)', async () => {
+    const { api, sent } = client({ writes: true }, 'emulator');
+    await api.request({ method: 'POST', path: '/emails/send', json: { to: 'a@b.example' } });
+    expect(sent).toHaveLength(1);
+  });
+
+  it('counts every request it sends, and none it refused', async () => {
+    const counter = { requests: 0 };
+    const { api } = client({ writes: false, counter });
+    await api.request({ path: '/mailboxes' });
+    await api.request({ path: 'https://mail.example.com/openapi/docs', absolute: true });
+    await api.request({ method: 'PATCH', path: '/emails/e' }).catch(() => {});
+    expect(counter.requests).toBe(2);
+  });
+
+  it('waits for the rate limiter before each request', async () => {
+    const sleeps: number[] = [];
+    const limiter = new RateLimiter(
+      10,
+      () => 0,
+      async (ms) => {
+        sleeps.push(ms);
+      },
+    );
+    const { api } = client({ writes: false, limiter });
+    for (let i = 0; i < 3; i += 1) await api.request({ path: '/mailboxes' });
+    expect(sleeps).toEqual([100, 200]);
+  });
+});

@@ -1,0 +1,158 @@
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { NEED_DESCRIPTIONS, type Need } from './config.ts';
+import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
+import type { Rule } from './rules.ts';
+
+const CHECKS: CollectedCheck[] = [
+  { file: 'a.check.ts', name: '1-R1: reads', behaviour: 'reads', rules: ['1-R1'], needs: [] },
+  {
+    file: 'a.check.ts',
+    name: '1-R2: writes',
+    behaviour: 'writes',
+    rules: ['1-R2'],
+    needs: ['control-plane', 'destructive'],
+  },
+  {
+    file: 'b.check.ts',
+    name: 'D-2: hooks',
+    behaviour: 'hooks',
+    rules: ['D-2'],
+    needs: ['webhook-receiver'],
+  },
+];
+const RULES: Rule[] = [
+  { id: '1-R1', section: '1', sentence: 's', source: 'documented' },
+  { id: '1-R2', section: '1', sentence: 's', source: 'documented' },
+  { id: 'D-2', section: '4', sentence: 's', source: 'decided' },
+];
+const ALL = new Set<Need>(['control-plane', 'destructive', 'second-key', 'webhook-receiver']);
+const runs = (plan: ReturnType<typeof planChecks>) => plan.map((c) => c.selection.run);
+
+describe('planChecks', () => {
+  it('runs everything on a target that offers everything', () => {
+    expect(
+      runs(planChecks({ checks: CHECKS, offers: ALL, profile: 'full', filter: undefined })),
+    ).toEqual([true, true, true]);
+  });
+
+  it('decides as the workers do: profile first, then the target', () => {
+    const plan = planChecks({
+      checks: CHECKS,
+      offers: new Set(['control-plane', 'destructive']),
+      profile: 'read-only',
+      filter: undefined,
+    });
+    expect(plan.map((c) => c.selection)).toEqual([
+      { run: true },
+      {
+        run: false,
+        reason: 'left out by --profile read-only: it writes through the API (needs destructive)',
+      },
+      { run: false, reason: `needs ${NEED_DESCRIPTIONS['webhook-receiver']}` },
+    ]);
+  });
+
+  it('skips what --filter does not name', () => {
+    const plan = planChecks({ checks: CHECKS, offers: ALL, profile: 'full', filter: 'hooks' });
+    expect(plan.map((c) => c.selection)).toEqual([
+      { run: false, reason: 'not selected by --filter' },
+      { run: false, reason: 'not selected by --filter' },
+      { run: true },
+    ]);
+  });
+});
+
+describe('formatPlan', () => {
+  const facts = { target: 'https://x/openapi/v1', seed: 7, numRuns: 50, maxRps: 20 };
+
+  it('lists each check by file with rules, needs and the decision, then the totals', () => {
+    const plan = planChecks({
+      checks: CHECKS,
+      offers: new Set(),
+      profile: 'full',
+      filter: undefined,
+    });
+    const text = formatPlan(plan, RULES, [], { ...facts, profile: 'full' });
+    expect(text.split('\n')).toEqual(
+      expect.arrayContaining([
+        'mailtwin-conformance --dry-run: nothing is sent to https://x/openapi/v1',
+        'a.check.ts',
+        '  RUN  reads',
+        '       rules 1-R1; needs nothing',
+        '  SKIP writes',
+        '       rules 1-R2; needs control-plane, destructive',
+        `       skipped: needs ${NEED_DESCRIPTIONS['control-plane']}; ${NEED_DESCRIPTIONS.destructive}`,
+        'b.check.ts',
+        'Checks: 1 would run, 2 would be skipped, of 3 in 2 files',
+        'Rules: 1/3 would be checked (documented 1/2, decided 0/1)',
+        'Requests sent: 0 (dry run)',
+      ]),
+    );
+    expect(text).toContain('at most 20 requests per second');
+    expect(text).not.toContain('Certify would refuse');
+  });
+
+  it('warns that certify would refuse a plan with skips', () => {
+    const plan = planChecks({
+      checks: CHECKS,
+      offers: new Set(),
+      profile: 'certify',
+      filter: undefined,
+    });
+    expect(formatPlan(plan, RULES, [], { ...facts, profile: 'certify' })).toContain(
+      'Certify would refuse: 2 check(s) would be skipped, and --profile certify allows none',
+    );
+  });
+});
+
+describe('mailtwin-conformance --dry-run', () => {
+  it('lists the checks of a live target without sending it a single request', async () => {
+    const requests: string[] = [];
+    const server = createServer((request, response) => {
+      requests.push(`${request.method} ${request.url}`);
+      response.end('{}');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const origin = `http://127.0.0.1:${port}`;
+    try {
+      const bin = fileURLToPath(new URL('../../bin/mailtwin-conformance.js', import.meta.url));
+      const child = spawn(
+        process.execPath,
+        [
+          bin,
+          '--dry-run',
+          '--base-url',
+          `${origin}/openapi/v1`,
+          '--api-key',
+          'sk-dry',
+          '--control-url',
+          `${origin}/_mailtwin/v1`,
+          '--control-token',
+          'token',
+          '--destructive',
+          '--mailbox',
+          'box@example.com',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      expect(stdout).toContain(`nothing is sent to ${origin}/openapi/v1`);
+      expect(stdout).toMatch(/^Checks: \d+ would run, \d+ would be skipped/m);
+      expect(stdout).toContain(`skipped: needs ${NEED_DESCRIPTIONS['webhook-receiver']}`);
+      expect(requests).toEqual([]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 60_000);
+});

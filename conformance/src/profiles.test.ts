@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { NEEDS, NEED_DESCRIPTIONS, type Need, type TargetConfig } from './config.ts';
+import { PROFILES, offeredNeeds, selectCheck } from './profiles.ts';
+
+const LIVE: Extract<TargetConfig, { kind: 'live' }> = {
+  kind: 'live',
+  baseUrl: 'https://mail.example.com/openapi/v1',
+  apiKey: 'sk-one',
+  mailboxes: [],
+  destructive: false,
+};
+const CONTROL = { baseUrl: 'https://mail.example.com/_mailtwin/v1', token: 't' };
+const ALL = new Set<Need>(NEEDS);
+
+const sorted = (set: ReadonlySet<Need>) => [...set].sort();
+
+describe('offeredNeeds', () => {
+  it('offers everything on the in-process emulator', () => {
+    expect(sorted(offeredNeeds({ kind: 'emulator' }))).toEqual([...NEEDS].sort());
+  });
+
+  it('offers nothing on a live target given only a key', () => {
+    expect(sorted(offeredNeeds(LIVE))).toEqual([]);
+  });
+
+  it('offers destructive only with --destructive', () => {
+    expect(sorted(offeredNeeds({ ...LIVE, destructive: true }))).toEqual(['destructive']);
+  });
+
+  it('offers the control plane and a second key with --control-url', () => {
+    expect(sorted(offeredNeeds({ ...LIVE, control: CONTROL }))).toEqual([
+      'control-plane',
+      'second-key',
+    ]);
+  });
+
+  it('offers a second key with --second-api-key alone', () => {
+    expect(sorted(offeredNeeds({ ...LIVE, secondApiKey: 'sk-two' }))).toEqual(['second-key']);
+  });
+
+  it('never assumes a live target reaches the loopback webhook receiver', () => {
+    const everything = { ...LIVE, destructive: true, control: CONTROL, secondApiKey: 'sk-two' };
+    expect(offeredNeeds(everything).has('webhook-receiver')).toBe(false);
+  });
+});
+
+describe('selectCheck', () => {
+  it('runs a check with no needs under every profile', () => {
+    for (const profile of Object.keys(PROFILES) as (keyof typeof PROFILES)[])
+      expect(selectCheck([], new Set(), profile)).toEqual({ run: true });
+  });
+
+  it('skips a check whose need the target lacks, with the description of that need', () => {
+    expect(selectCheck(['control-plane', 'destructive'], new Set(['destructive']), 'full')).toEqual(
+      { run: false, reason: `needs ${NEED_DESCRIPTIONS['control-plane']}` },
+    );
+  });
+
+  it('names every missing need, joined with semicolons', () => {
+    const selection = selectCheck(['control-plane', 'second-key'], new Set(), 'quick');
+    expect(selection).toEqual({
+      run: false,
+      reason: `needs ${NEED_DESCRIPTIONS['control-plane']}; ${NEED_DESCRIPTIONS['second-key']}`,
+    });
+  });
+
+  it('leaves writing checks out of read-only even where the target would allow them', () => {
+    expect(selectCheck(['control-plane', 'destructive'], ALL, 'read-only')).toEqual({
+      run: false,
+      reason: 'left out by --profile read-only: it writes through the API (needs destructive)',
+    });
+  });
+
+  it('runs reading checks under read-only', () => {
+    expect(selectCheck(['control-plane'], ALL, 'read-only')).toEqual({ run: true });
+  });
+
+  it('selects under certify exactly as under full: certify refuses skips afterwards', () => {
+    const needs: Need[][] = [[], ['destructive'], ['control-plane', 'webhook-receiver']];
+    for (const offers of [ALL, new Set<Need>(), new Set<Need>(['control-plane'])])
+      for (const n of needs)
+        expect(selectCheck(n, offers, 'certify')).toEqual(selectCheck(n, offers, 'full'));
+  });
+});
+
+describe('PROFILES', () => {
+  it('gives quick 10 runs, full and certify 50, and only certify no skips and strictness', () => {
+    expect(PROFILES.quick.numRuns).toBe(10);
+    expect(PROFILES.full.numRuns).toBe(50);
+    expect(PROFILES.certify).toMatchObject({ numRuns: 50, strict: true, noSkips: true });
+    for (const name of ['full', 'quick', 'read-only'] as const)
+      expect(PROFILES[name]).toMatchObject({ strict: false, noSkips: false });
+  });
+
+  it('leaves out only destructive checks, and only in read-only', () => {
+    expect(PROFILES['read-only'].excludes).toEqual(['destructive']);
+    for (const name of ['full', 'quick', 'certify'] as const)
+      expect(PROFILES[name].excludes).toEqual([]);
+  });
+});

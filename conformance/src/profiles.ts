@@ -1,0 +1,103 @@
+import { NEED_DESCRIPTIONS, type Need, type ProfileName, type TargetConfig } from './config.ts';
+
+/** What a profile changes: run count, strictness, what it leaves out, whether a skip is allowed. */
+export interface Profile {
+  name: ProfileName;
+  /** One line for `--help` and the reports. */
+  description: string;
+  /** Cases per property unless `--num-runs` says otherwise. */
+  numRuns: number;
+  /** Failed decided rules fail the run (as `--strict`). */
+  strict: boolean;
+  /** A skipped check or a warning fails the run, with the list of what was skipped and why. */
+  noSkips: boolean;
+  /** Checks declaring one of these needs are left out, even on a target that offers it. */
+  excludes: readonly Need[];
+}
+
+export const PROFILES: Record<ProfileName, Profile> = {
+  full: {
+    name: 'full',
+    description: 'every check the target offers what it needs for; the default',
+    numRuns: 50,
+    strict: false,
+    noSkips: false,
+    excludes: [],
+  },
+  quick: {
+    name: 'quick',
+    description: 'as full with 10 cases per property: a smoke test',
+    numRuns: 10,
+    strict: false,
+    noSkips: false,
+    excludes: [],
+  },
+  certify: {
+    name: 'certify',
+    description: 'as full and --strict, and any skipped check or warning fails the run',
+    numRuns: 50,
+    strict: true,
+    noSkips: true,
+    excludes: [],
+  },
+  'read-only': {
+    name: 'read-only',
+    description: 'only checks that write nothing through the API (no need destructive)',
+    numRuns: 50,
+    strict: false,
+    noSkips: false,
+    excludes: ['destructive'],
+  },
+};
+
+export const PROFILE_NAMES = Object.keys(PROFILES) as ProfileName[];
+
+export function isProfileName(name: string): name is ProfileName {
+  return Object.hasOwn(PROFILES, name);
+}
+
+/**
+ * What a target offers among the needs, from its configuration alone (no request, no emulator
+ * started), so the dry run and the workers decide alike. The in-process emulator offers all;
+ * a live target offers `destructive` with --destructive, `control-plane` with --control-url,
+ * and `second-key` with --second-api-key or a control plane (which makes keys of new owners).
+ * A live target is never assumed to reach the suite's loopback webhook receiver.
+ */
+export function offeredNeeds(config: TargetConfig): ReadonlySet<Need> {
+  if (config.kind === 'emulator')
+    return new Set<Need>(['destructive', 'control-plane', 'second-key', 'webhook-receiver']);
+  const offers = new Set<Need>();
+  if (config.destructive) offers.add('destructive');
+  if (config.control !== undefined) offers.add('control-plane');
+  if (config.control !== undefined || config.secondApiKey !== undefined) offers.add('second-key');
+  return offers;
+}
+
+export type Selection = { run: true } | { run: false; reason: string };
+
+/**
+ * Whether a check with these needs runs on a target offering `offers` under `profile`, and if
+ * not, why. The profile's exclusions come first: a read-only run says it left a writing check
+ * out, not that the target could not have run it.
+ */
+export function selectCheck(
+  needs: readonly Need[],
+  offers: ReadonlySet<Need>,
+  profile: ProfileName,
+): Selection {
+  const excluded = needs.filter((need) => PROFILES[profile].excludes.includes(need));
+  if (excluded.length > 0) {
+    return {
+      run: false,
+      reason: `left out by --profile ${profile}: it writes through the API (needs ${excluded.join(', ')})`,
+    };
+  }
+  const missing = needs.filter((need) => !offers.has(need));
+  if (missing.length > 0) {
+    return {
+      run: false,
+      reason: `needs ${missing.map((need) => NEED_DESCRIPTIONS[need]).join('; ')}`,
+    };
+  }
+  return { run: true };
+}

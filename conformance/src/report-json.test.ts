@@ -1,0 +1,101 @@
+import { readFileSync } from 'node:fs';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { describe, expect, it } from 'vitest';
+import { buildJsonReport, formatJsonReport } from './report-json.ts';
+import { SAMPLE_FACTS, TRICKY_SENTENCE, sampleSummary } from './report-sample.ts';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+const schema = JSON.parse(
+  readFileSync(new URL('../report.schema.json', import.meta.url), 'utf8'),
+) as object;
+const validate = addFormats(new Ajv2020({ strict: true, allErrors: true })).compile(schema);
+
+function valid(value: unknown): string[] {
+  return validate(value)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message}`);
+}
+
+describe('formatJsonReport', () => {
+  const text = formatJsonReport(sampleSummary(), SAMPLE_FACTS);
+  const report = JSON.parse(text) as ReturnType<typeof buildJsonReport>;
+
+  it('writes a file that conformance/report.schema.json accepts', () => {
+    expect(valid(report)).toEqual([]);
+  });
+
+  it('is accepted for a minimal run too (the emulator, no figures, no rule)', () => {
+    const empty = buildJsonReport(
+      sampleSummary({
+        results: [],
+        counts: { pass: 0, fail: 0, warn: 0, skip: 0, unchecked: 0 },
+        problems: [],
+        skipped: [],
+        exitCode: 0,
+      }),
+      { target: 'the emulator', seed: -3, numRuns: 1, durationMs: 0.4 },
+    );
+    expect(valid(JSON.parse(JSON.stringify(empty)))).toEqual([]);
+    expect(empty.run).toMatchObject({ targetKind: null, baseUrl: null, profile: 'full' });
+    expect(empty.figures).toMatchObject({ requests: null, generatedCases: null });
+  });
+
+  it('is refused by the schema when a rule has an unknown status', () => {
+    const broken = structuredClone(report);
+    (broken.rules[0] as { status: string }).status = 'maybe';
+    expect(valid(broken).join('\n')).toContain('/rules/0/status');
+  });
+
+  it('writes a check that verifies two rules once, both rules pointing to it', () => {
+    const [first, second] = report.rules;
+    expect(first?.checks).toEqual([0]);
+    expect(second?.checks).toEqual([0]);
+    expect(report.checks[0]).toMatchObject({ rules: ['4.1-R1', '4.2-R1'], state: 'passed' });
+    expect(report.checks).toHaveLength(4);
+  });
+
+  it('keeps documented and decided rules apart in the counts', () => {
+    expect(report.bySource).toEqual({
+      documented: { pass: 2, fail: 1, warn: 0, skip: 1, unchecked: 1 },
+      decided: { pass: 0, fail: 0, warn: 1, skip: 0, unchecked: 0 },
+    });
+    expect(report.warnings).toEqual([
+      { rule: 'D-2', sentence: 'Sentence of D-2.', errors: ['expected 404, got 403'] },
+    ]);
+  });
+
+  it('carries the run, figures, result, skips and problems', () => {
+    expect(report.run).toEqual({
+      target: 'https://mail.example.com/openapi/v1',
+      targetKind: 'live',
+      baseUrl: 'https://mail.example.com/openapi/v1',
+      profile: 'full',
+      seed: 42,
+      numRuns: 50,
+      strict: false,
+      shard: null,
+      startedAt: '2026-01-02T03:04:05.678Z',
+      durationMs: 12345,
+    });
+    expect(report.figures).toEqual({
+      requests: 1234,
+      generatedCases: 250,
+      durationMs: 12345,
+      checks: { total: 4, passed: 1, failed: 2, skipped: 1 },
+    });
+    expect(report.result).toEqual({ exitCode: 1, conformant: false, refusals: [] });
+    expect(report.skipped[0]?.reason).toBe('needs a webhook receiver the target can reach');
+    expect(report.rules.find((r) => r.id === '6.2-R1')?.skipReasons).toEqual([
+      'needs a webhook receiver the target can reach',
+    ]);
+    expect(report.problems).toHaveLength(1);
+  });
+
+  it('keeps sentences as they are and strips colour codes from failure text', () => {
+    expect(report.rules.find((r) => r.id === '4.3-R1')?.sentence).toBe(TRICKY_SENTENCE);
+    const errors = report.checks.find((c) => c.state === 'failed')?.errors.join('\n') ?? '';
+    expect(errors).toContain('expected 400, got 200');
+    expect(errors).not.toContain('\u001b[');
+  });
+});

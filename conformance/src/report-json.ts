@@ -1,0 +1,179 @@
+import type { Need, ProfileName } from './config.ts';
+import { plainText, skipReasons, type RunFacts } from './report-facts.ts';
+import type { RuleSource } from './rules.ts';
+import type { RuleStatus, Summary, TestOutcome } from './summary.ts';
+
+/**
+ * `report.json`: the whole run for programs, in the shape conformance/report.schema.json
+ * describes (and a unit test checks the produced file against). Rules point into `checks` by
+ * index, so a check that verifies several rules is written once.
+ */
+export interface JsonReport {
+  format: 'mailtwin-conformance-report';
+  formatVersion: 1;
+  tool: { name: 'mailtwin-conformance'; version: string | null };
+  run: {
+    target: string;
+    targetKind: 'emulator' | 'live' | null;
+    baseUrl: string | null;
+    profile: ProfileName;
+    seed: number;
+    numRuns: number;
+    strict: boolean;
+    shard: string | null;
+    startedAt: string | null;
+    durationMs: number;
+  };
+  figures: {
+    requests: number | null;
+    generatedCases: number | null;
+    durationMs: number;
+    checks: { total: number; passed: number; failed: number; skipped: number };
+  };
+  result: { exitCode: 0 | 1; conformant: boolean; refusals: string[] };
+  counts: Record<RuleStatus, number>;
+  bySource: Record<RuleSource, Record<RuleStatus, number>>;
+  coverage: {
+    checked: number;
+    total: number;
+    documented: { checked: number; total: number };
+    decided: { checked: number; total: number };
+  };
+  rules: JsonRule[];
+  checks: JsonCheck[];
+  warnings: { rule: string; sentence: string; errors: string[] }[];
+  skipped: { file: string; name: string; rules: string[]; reason: string }[];
+  problems: string[];
+}
+
+export interface JsonRule {
+  id: string;
+  section: string;
+  source: RuleSource;
+  sentence: string;
+  status: RuleStatus;
+  /** Indexes into `checks`. */
+  checks: number[];
+  skipReasons: string[];
+}
+
+export interface JsonCheck {
+  file: string;
+  name: string;
+  behaviour: string | null;
+  rules: string[];
+  needs: Need[];
+  state: TestOutcome['state'];
+  skipReason: string | null;
+  errors: string[];
+  requests: number;
+  cases: number;
+  durationMs: number;
+}
+
+const ZERO = (): Record<RuleStatus, number> => ({
+  pass: 0,
+  fail: 0,
+  warn: 0,
+  skip: 0,
+  unchecked: 0,
+});
+
+export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
+  const checks: JsonCheck[] = [];
+  const indexOf = new Map<TestOutcome, number>();
+  const bySource = { documented: ZERO(), decided: ZERO() };
+  const rules = summary.results.map((result): JsonRule => {
+    bySource[result.rule.source][result.status] += 1;
+    return {
+      id: result.rule.id,
+      section: result.rule.section,
+      source: result.rule.source,
+      sentence: result.rule.sentence,
+      status: result.status,
+      checks: result.tests.map((test) => {
+        let index = indexOf.get(test);
+        if (index === undefined) {
+          index = checks.push(jsonCheck(test)) - 1;
+          indexOf.set(test, index);
+        }
+        return index;
+      }),
+      skipReasons: result.status === 'skip' ? skipReasons(result) : [],
+    };
+  });
+  const state = (s: TestOutcome['state']) => checks.filter((c) => c.state === s).length;
+  const { coverage } = summary;
+  return {
+    format: 'mailtwin-conformance-report',
+    formatVersion: 1,
+    tool: { name: 'mailtwin-conformance', version: facts.toolVersion ?? null },
+    run: {
+      target: facts.target,
+      targetKind: facts.targetKind ?? null,
+      baseUrl: facts.baseUrl ?? null,
+      profile: facts.profile ?? 'full',
+      seed: facts.seed,
+      numRuns: facts.numRuns,
+      strict: facts.strict ?? false,
+      shard: facts.shard ?? null,
+      startedAt: facts.startedAt ?? null,
+      durationMs: Math.round(facts.durationMs),
+    },
+    figures: {
+      requests: facts.requests ?? null,
+      generatedCases: facts.cases ?? null,
+      durationMs: Math.round(facts.durationMs),
+      checks: {
+        total: checks.length,
+        passed: state('passed'),
+        failed: state('failed'),
+        skipped: state('skipped'),
+      },
+    },
+    result: {
+      exitCode: summary.exitCode,
+      conformant: summary.exitCode === 0,
+      refusals: summary.refusals,
+    },
+    counts: summary.counts,
+    bySource,
+    coverage: {
+      checked: coverage.checked,
+      total: coverage.total,
+      documented: { checked: coverage.documented[0], total: coverage.documented[1] },
+      decided: { checked: coverage.decided[0], total: coverage.decided[1] },
+    },
+    rules,
+    checks,
+    warnings: summary.results
+      .filter((r) => r.status === 'warn')
+      .map((r) => ({
+        rule: r.rule.id,
+        sentence: r.rule.sentence,
+        errors: r.tests.flatMap((t) => (t.state === 'failed' ? t.errors.map(plainText) : [])),
+      })),
+    skipped: summary.skipped.map((s) => ({ ...s, rules: [...s.rules] })),
+    problems: summary.problems,
+  };
+}
+
+function jsonCheck(test: TestOutcome): JsonCheck {
+  return {
+    file: test.file,
+    name: test.name,
+    behaviour: test.behaviour ?? null,
+    rules: test.rules,
+    needs: test.needs ?? [],
+    state: test.state,
+    skipReason: test.state === 'skipped' ? (test.skipReason ?? 'skipped') : null,
+    errors: test.errors.map(plainText),
+    requests: test.requests ?? 0,
+    cases: test.cases ?? 0,
+    durationMs: Math.round(test.durationMs ?? 0),
+  };
+}
+
+export function formatJsonReport(summary: Summary, facts: RunFacts): string {
+  return `${JSON.stringify(buildJsonReport(summary, facts), null, 2)}\n`;
+}
