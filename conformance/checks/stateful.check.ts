@@ -1,5 +1,5 @@
 /**
- * Model-based: any sequence of send, list, get, patch, delete, reply, upload and download
+ * Model-based: any sequence of send, list, get, patch, delete, reply, forward, upload and download
  * leaves the mailbox exactly as a simple model says (lists, flags, folders, pagination order
  * and attachment bytes). Needs only an API key and one mailbox it may write to, so it runs
  * against live deployments too (give --mailbox and --destructive).
@@ -22,6 +22,7 @@ rule(
     '4.5-R1',
     '4.6-R1',
     '4.7-R1',
+    '4.8-R2',
     '4.10-R1',
     '2.4-R5',
     'D-48',

@@ -292,6 +292,49 @@ class ReplyCommand implements Command {
   toString = () => `reply(#${this.pick})`;
 }
 
+/** Forwards an email of the mailbox to itself: body, subject (Fwd: once) and attachments reused. */
+class ForwardCommand implements Command {
+  constructor(readonly pick: number) {}
+  check = (model: Readonly<MailboxModel>) => model.emails.size > 0;
+  async run(model: MailboxModel, real: Real): Promise<void> {
+    const [id, original] = [...model.emails][this.pick % model.emails.size]!;
+    const response = await real.api.request({
+      method: 'POST',
+      path: `/emails/${id}/forward`,
+      json: { to: real.mailbox },
+      apiKey: real.apiKey,
+    });
+    expect(response.status, `POST /emails/${id}/forward`).toBe(201);
+    const sent = response.json<Detail>();
+    const subject = /^(fwd?|fw):/i.test(original.subject)
+      ? original.subject
+      : `Fwd: ${original.subject}`;
+    expect(sent.subject).toBe(subject);
+    expect(sent.attachments.length, 'the original attachments are forwarded').toBe(
+      original.attachments.length,
+    );
+    model.emails.set(sent.id, {
+      folder: 'sent',
+      read: true,
+      starred: false,
+      subject,
+      attachments: [...original.attachments],
+    });
+    const copies = (await listAll(real, 'inbox')).filter(
+      (e) => e.subject === subject && !model.emails.has(e.id),
+    );
+    expect(copies.length, 'the forward reaches the mailbox once').toBe(1);
+    model.emails.set(copies[0]!.id, {
+      folder: 'inbox',
+      read: false,
+      starred: false,
+      subject,
+      attachments: [...original.attachments],
+    });
+  }
+  toString = () => `forward(#${this.pick})`;
+}
+
 class DownloadCommand implements Command {
   constructor(readonly pick: number) {}
   check = (model: Readonly<MailboxModel>) => model.uploads.size > 0;
@@ -329,6 +372,7 @@ export const mailboxCommands = fc.commands(
       .map(([pick, changes]) => new PatchCommand(pick, changes)),
     fc.nat().map((pick) => new DeleteCommand(pick)),
     fc.nat().map((pick) => new ReplyCommand(pick)),
+    fc.nat().map((pick) => new ForwardCommand(pick)),
     fc.nat().map((pick) => new DownloadCommand(pick)),
   ],
   { maxCommands: 12 },
