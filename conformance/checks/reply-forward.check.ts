@@ -4,147 +4,27 @@
  * and attachments unless replaced (D-23); neither is idempotent; both answer with the sent
  * copy (D-21) and obey the recipient limit (§8).
  */
-import { randomBytes } from 'node:crypto';
 import { simpleParser } from 'mailparser';
 import { expect } from 'vitest';
-import { rule, type CheckContext } from '../src/check.ts';
-import type { ApiResponse } from '../src/client.ts';
-import { ControlClient, createTenant, type InboundEmail } from '../src/control-client.ts';
+import { rule } from '../src/check.ts';
+import {
+  addresses,
+  expectCreated,
+  expectError,
+  expectLocation,
+  external,
+  randomTag,
+  world,
+  type World,
+} from '../src/send-world.ts';
 
-interface Address {
-  address: string;
-  name: string | null;
-}
-
-interface Detail {
-  id: string;
-  mailbox: string;
-  folder: string;
-  read: boolean;
-  from: Address;
-  to: Address[];
-  cc: Address[];
-  bcc: Address[];
-  subject: string;
-  messageId: string;
-  inReplyTo: string | null;
-  references: string[];
-  text: string | null;
-  html: string | null;
-  attachments: { id: string; name: string; contentType: string; size: number }[];
-}
-
-/** The control plane's inbound email with the threading headers spec/control.yaml accepts. */
-type Inbound = InboundEmail & { messageId?: string; references?: string[] };
-
-const tag = () => randomBytes(4).toString('hex');
-const external = (name: string) => `${name}-${tag()}@external.conformance.test`;
-const addresses = (list: Address[]) => list.map((a) => a.address);
 const REPORT_BYTES = Buffer.from('id,amount\n1,120.50\n2,7.25\n\u00e9\u0000\u00ff', 'latin1');
-
-async function world(context: CheckContext, boxes = 2) {
-  const { api, target } = context;
-  const control = new ControlClient(api, target.control!);
-  const tenant = await createTenant(control, boxes);
-  const apiKey = tenant.key.secret;
-  const box = tenant.mailboxes;
-  const post = (what: 'reply' | 'forward') => (id: string, json: unknown) =>
-    api.request({
-      method: 'POST',
-      path: `/emails/${encodeURIComponent(id)}/${what}`,
-      json,
-      apiKey,
-    });
-  const get = async (id: string) => {
-    const response = await api.request({ path: `/emails/${encodeURIComponent(id)}`, apiKey });
-    expect(response.status, `GET /emails/${id}`).toBe(200);
-    return response.json<Detail>();
-  };
-  const listed = async (mailbox: string, folder: string) =>
-    (await api.request({ path: '/emails', query: { mailbox, folder, limit: 100 }, apiKey })).json<{
-      emails: Detail[];
-    }>().emails;
-  const outbox = async () =>
-    (await control.outbox()).filter((entry) => entry.from.endsWith(`@${tenant.domain}`));
-  const inject = async (email: Inbound) => (await control.inject(email)).id;
-  const upload = async (name: string, bytes: Uint8Array, type: string) => {
-    const form = new FormData();
-    form.append('file', new Blob([bytes], { type }), name);
-    const response = await api.request({
-      method: 'POST',
-      path: '/attachments',
-      body: form,
-      apiKey,
-    });
-    expect(response.status, `upload ${name}: ${response.text.slice(0, 200)}`).toBe(201);
-    return response.json<{ id: string; name: string; size: number }>();
-  };
-  const download = async (id: string) => {
-    const response = await api.request({
-      path: `/attachments/${encodeURIComponent(id)}`,
-      apiKey,
-    });
-    expect(response.status, `GET /attachments/${id}`).toBe(200);
-    return Buffer.from(response.bytes);
-  };
-  return {
-    api,
-    control,
-    tenant,
-    apiKey,
-    box,
-    reply: post('reply'),
-    forward: post('forward'),
-    get,
-    listed,
-    outbox,
-    inject,
-    upload,
-    download,
-  };
-}
-
-type World = Awaited<ReturnType<typeof world>>;
-
-function expectError(
-  response: ApiResponse,
-  status: number,
-  code: string,
-  field?: string,
-  label = '',
-): void {
-  const what = label === '' ? '' : `${label}: `;
-  expect(response.status, `${what}status (body ${response.text.slice(0, 300)})`).toBe(status);
-  const body = response.json<{ code?: string; field?: string }>();
-  expect(body.code, `${what}error code`).toBe(code);
-  if (field !== undefined) expect(body.field, `${what}error field`).toBe(field);
-}
-
-function expectCreated(response: ApiResponse, label = ''): Detail {
-  expect(
-    response.status,
-    `${label === '' ? '' : `${label}: `}status (body ${response.text.slice(0, 300)})`,
-  ).toBe(201);
-  return response.json<Detail>();
-}
-
-/** D-21: Location names the sent copy, and reading it gives the 201 body. */
-async function expectLocation(w: World, response: ApiResponse, sent: Detail) {
-  const location = response.headers.get('location');
-  expect(location, 'a Location header').not.toBeNull();
-  const basePath = new URL(w.api.baseUrl).pathname;
-  const url = new URL(location!, `${w.api.baseUrl}/`);
-  expect(url.pathname, 'Location names the sent copy').toBe(
-    `${basePath}/emails/${encodeURIComponent(sent.id)}`,
-  );
-  expect(await w.get(sent.id), 'the sent copy reads back as answered').toEqual(sent);
-}
 
 /** An inbound email in box0 from Bob, to box0 and Carol, cc Dave, box1, Bob and Carol again. */
 async function conversation(w: World, subject = 'Plan') {
   const [box0, box1] = w.box as [string, string];
   const people = { bob: external('bob'), carol: external('carol'), dave: external('dave') };
-  const id = tag();
+  const id = randomTag();
   const messageId = `<orig-${id}@external.conformance.test>`;
   const root = `<root-${id}@external.conformance.test>`;
   const originalId = await w.inject({
@@ -287,12 +167,7 @@ rule(
     const carol = external('carol');
     const dave = external('dave');
     const first = expectCreated(
-      await w.api.request({
-        method: 'POST',
-        path: '/emails/send',
-        apiKey: w.apiKey,
-        json: { from: box0, to: carol, cc: [dave, box1], subject: 'Re: Plan', text: 'Hi' },
-      }),
+      await w.send({ from: box0, to: carol, cc: [dave, box1], subject: 'Re: Plan', text: 'Hi' }),
       'the first message',
     );
     const followUp = expectCreated(await w.reply(first.id, { text: 'Any news?' }));

@@ -3,114 +3,21 @@
  * (D-21); local recipients get their own copy and external ones the real message (D-48);
  * every request rule refuses exactly what it should, naming the field, and stores nothing.
  */
-import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
 import { expect } from 'vitest';
-import { rule, type CheckContext } from '../src/check.ts';
-import type { ApiResponse } from '../src/client.ts';
-import { ControlClient, createTenant, type OutboxEntry } from '../src/control-client.ts';
-
-interface Address {
-  address: string;
-  name: string | null;
-}
-
-interface Detail {
-  id: string;
-  mailbox: string;
-  folder: string;
-  read: boolean;
-  from: Address;
-  to: Address[];
-  cc: Address[];
-  bcc: Address[];
-  replyTo: Address[];
-  subject: string;
-  messageId: string;
-  text: string | null;
-  html: string | null;
-  preheader: string | null;
-  attachments: { id: string; name: string; size: number }[];
-}
-
-/** An address outside the target: mail to it goes to the outbox, never to a real domain. */
-const external = (tag: string) =>
-  `${tag}-${randomBytes(4).toString('hex')}@external.conformance.test`;
-
-/** A fresh tenant with `boxes` mailboxes and helpers bound to its key. */
-async function world({ api, target }: CheckContext, boxes = 2) {
-  const control = new ControlClient(api, target.control!);
-  const tenant = await createTenant(control, boxes);
-  const apiKey = tenant.key.secret;
-  const box = tenant.mailboxes;
-  const send = (json: unknown, headers?: Record<string, string>) =>
-    api.request({
-      method: 'POST',
-      path: '/emails/send',
-      json,
-      apiKey,
-      ...(headers ? { headers } : {}),
-    });
-  const get = async (id: string) => {
-    const response = await api.request({ path: `/emails/${encodeURIComponent(id)}`, apiKey });
-    expect(response.status, `GET /emails/${id}`).toBe(200);
-    return response.json<Detail>();
-  };
-  const listed = async (mailbox: string, folder: string) =>
-    (await api.request({ path: '/emails', query: { mailbox, folder, limit: 100 }, apiKey })).json<{
-      emails: Detail[];
-    }>().emails;
-  /** Outbox entries of this tenant's mail (the outbox is shared by every check). */
-  const outbox = async () =>
-    (await control.outbox()).filter((entry) => entry.from.endsWith(`@${tenant.domain}`));
-  /** Every email in every folder of every mailbox of the tenant, plus its outbox entries. */
-  const everything = async () => {
-    const emails: Detail[] = [];
-    for (const mailbox of box) {
-      for (const folder of ['inbox', 'sent', 'archive', 'spam', 'trash'])
-        emails.push(...(await listed(mailbox, folder)));
-    }
-    return { emails, outbox: await outbox() };
-  };
-  return { api, control, tenant, apiKey, box, send, get, listed, outbox, everything };
-}
-
-function expectError(
-  response: ApiResponse,
-  status: number,
-  code: string,
-  field?: string,
-  label = '',
-): void {
-  const what = label === '' ? '' : `${label}: `;
-  expect(response.status, `${what}status (body ${response.text.slice(0, 300)})`).toBe(status);
-  const body = response.json<{ code?: string; field?: string }>();
-  expect(body.code, `${what}error code`).toBe(code);
-  if (field !== undefined) expect(body.field, `${what}error field`).toBe(field);
-}
-
-function expectCreated(response: ApiResponse, label = ''): Detail {
-  expect(
-    response.status,
-    `${label === '' ? '' : `${label}: `}status (body ${response.text.slice(0, 300)})`,
-  ).toBe(201);
-  return response.json<Detail>();
-}
-
-async function expectNothingStored(w: Awaited<ReturnType<typeof world>>, why: string) {
-  const { emails, outbox } = await w.everything();
-  expect(
-    emails.map((e) => `${e.mailbox}/${e.folder}: ${e.subject}`),
-    `${why}: no email may be stored in any mailbox`,
-  ).toEqual([]);
-  expect(
-    outbox.map((e) => `${e.recipients.join(',')}: ${e.subject}`),
-    `${why}: nothing may be sent`,
-  ).toEqual([]);
-}
-
-const addresses = (list: Address[]) => list.map((a) => a.address);
+import { rule } from '../src/check.ts';
+import { createTenant, type OutboxEntry } from '../src/control-client.ts';
+import {
+  addresses,
+  expectCreated,
+  expectError,
+  expectLocation,
+  expectNothingStored,
+  external,
+  randomTag,
+  world,
+} from '../src/send-world.ts';
 
 rule(
   ['D-21', '4.3-R6', 'D-48'],
@@ -135,19 +42,7 @@ rule(
       bcc: [],
     });
     expect(addresses(sent.to)).toEqual([box1]);
-    const location = response.headers.get('location');
-    expect(location, 'a Location header').not.toBeNull();
-    const url = new URL(location!, `${w.api.baseUrl}/`);
-    const basePath = new URL(w.api.baseUrl).pathname;
-    expect(url.pathname, 'Location names the sent copy').toBe(
-      `${basePath}/emails/${encodeURIComponent(sent.id)}`,
-    );
-    const again = await context.api.request({
-      path: url.pathname.slice(basePath.length),
-      apiKey: w.apiKey,
-    });
-    expect(again.status).toBe(200);
-    expect(again.json(), 'GET of the Location equals the 201 body').toEqual(sent);
+    await expectLocation(w, response, sent);
     expect((await w.listed(box0, 'sent')).map((e) => e.id)).toEqual([sent.id]);
     expect(await w.listed(box0, 'inbox')).toEqual([]);
   },
@@ -304,7 +199,7 @@ rule(
     const w = await world(context);
     const other = await createTenant(w.control, 1);
     const foreign = other.mailboxes[0] as string;
-    const missing = `nobody-${randomBytes(4).toString('hex')}@${w.tenant.domain}`;
+    const missing = `nobody-${randomTag()}@${w.tenant.domain}`;
     const base = { to: external('x'), subject: 'Scope', text: 'x' };
     const outOfScope = await w.send({ ...base, from: foreign });
     expectError(outOfScope, 404, 'mailbox_not_found', 'from', 'another owner’s mailbox');
@@ -420,7 +315,7 @@ rule(
   ['D-48', '4.3-R8', '2.3-R2'],
   'delivers a copy to each local recipient (unread, bcc hidden), keeps bcc on the sender’s copy, and hands external recipients the real message without a Bcc header',
   async (context) => {
-    const w = await world(context, 4);
+    const w = await world(context, { boxes: 4 });
     const [box0, box1, box2, box3] = w.box as [string, string, string, string];
     const extCc = external('cc');
     const extBcc = external('bcc');

@@ -4,95 +4,17 @@
  * are strings, numbers or booleans; reserved and missing names fail before anything is stored
  * or sent (D-24, D-48).
  */
-import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
 import { expect } from 'vitest';
-import { rule, type CheckContext } from '../src/check.ts';
-import type { ApiResponse } from '../src/client.ts';
-import { ControlClient, createTenant } from '../src/control-client.ts';
-
-interface Address {
-  address: string;
-  name: string | null;
-}
-
-interface Detail {
-  id: string;
-  mailbox: string;
-  folder: string;
-  to: Address[];
-  subject: string;
-  text: string | null;
-  html: string | null;
-  preheader: string | null;
-}
-
-const external = (tag: string) =>
-  `${tag}-${randomBytes(4).toString('hex')}@external.conformance.test`;
-
-async function world({ api, target }: CheckContext, boxes = 2) {
-  const control = new ControlClient(api, target.control!);
-  const tenant = await createTenant(control, boxes);
-  const apiKey = tenant.key.secret;
-  const box = tenant.mailboxes;
-  const send = (json: unknown) =>
-    api.request({ method: 'POST', path: '/emails/send', json, apiKey });
-  const get = async (id: string) => {
-    const response = await api.request({ path: `/emails/${encodeURIComponent(id)}`, apiKey });
-    expect(response.status, `GET /emails/${id}`).toBe(200);
-    return response.json<Detail>();
-  };
-  const listed = async (mailbox: string, folder: string) =>
-    (await api.request({ path: '/emails', query: { mailbox, folder, limit: 100 }, apiKey })).json<{
-      emails: Detail[];
-    }>().emails;
-  /** The one copy in a mailbox's inbox, read in full. */
-  const delivered = async (mailbox: string) => {
-    const inbox = await listed(mailbox, 'inbox');
-    expect(inbox, `${mailbox} has exactly one email in inbox`).toHaveLength(1);
-    return get(inbox[0]!.id);
-  };
-  const outbox = async () =>
-    (await control.outbox()).filter((entry) => entry.from.endsWith(`@${tenant.domain}`));
-  return { api, control, tenant, box, send, get, listed, delivered, outbox };
-}
-
-function expectError(
-  response: ApiResponse,
-  status: number,
-  code: string,
-  field?: string,
-  label = '',
-): void {
-  const what = label === '' ? '' : `${label}: `;
-  expect(response.status, `${what}status (body ${response.text.slice(0, 300)})`).toBe(status);
-  const body = response.json<{ code?: string; field?: string }>();
-  expect(body.code, `${what}error code`).toBe(code);
-  if (field !== undefined) expect(body.field, `${what}error field`).toBe(field);
-}
-
-function expectCreated(response: ApiResponse, label = ''): Detail {
-  expect(
-    response.status,
-    `${label === '' ? '' : `${label}: `}status (body ${response.text.slice(0, 300)})`,
-  ).toBe(201);
-  return response.json<Detail>();
-}
-
-/** Nothing stored in any folder of the tenant's mailboxes, nothing sent from them. */
-async function expectNothingStored(w: Awaited<ReturnType<typeof world>>, why: string) {
-  const stored: string[] = [];
-  for (const mailbox of w.box) {
-    for (const folder of ['inbox', 'sent', 'archive', 'spam', 'trash'])
-      stored.push(...(await w.listed(mailbox, folder)).map((e) => `${mailbox}/${folder}`));
-  }
-  expect(stored, `${why}: no email may be stored`).toEqual([]);
-  expect(
-    (await w.outbox()).map((e) => e.recipients.join(',')),
-    `${why}: nothing may be sent`,
-  ).toEqual([]);
-}
+import { rule } from '../src/check.ts';
+import {
+  expectCreated,
+  expectError,
+  expectNothingStored,
+  external,
+  world,
+} from '../src/send-world.ts';
 
 rule(
   ['2.6-R2', '2.6-R1', 'D-24'],
@@ -183,7 +105,7 @@ rule(
   ['2.6-R4', 'D-48', 'D-24'],
   'renders {{email}} and {{unsubscribe_url}} for each recipient: each local copy and each external message shows its own',
   async (context) => {
-    const w = await world(context, 4);
+    const w = await world(context, { boxes: 4 });
     const [box0, box1, box2, box3] = w.box as [string, string, string, string];
     const extCc = external('cc');
     const extBcc = external('bcc');
