@@ -403,7 +403,7 @@ export interface components {
             id: string;
             /** @description File name, as uploaded. */
             name: string;
-            /** @description Media type, as uploaded (`application/octet-stream` when none was given). */
+            /** @description Media type, as uploaded (`text/plain` when the part had none, RFC 7578 §4.4; D-44). */
             contentType: string;
             /** @description Size in bytes. */
             size: number;

@@ -38,7 +38,7 @@ const MAX_LENGTHS: Record<string, number> = {
   dateTo: 64,
   cursor: 1024,
   folder: 32,
-  limit: 16,
+  limit: 64,
 };
 
 /**
@@ -51,7 +51,8 @@ export function parseListQuery(params: Record<string, string[]>): ListQuery {
       throw new ApiError('invalid_field', `Unknown query parameter "${name}".`, name);
     if (values.length > 1) throw new ApiError('invalid_field', `Give "${name}" once.`, name);
     const max = MAX_LENGTHS[name] ?? 1024;
-    if ((values[0] ?? '').length > max)
+    // Characters are code points (D-9), as JSON Schema's maxLength counts them.
+    if ([...(values[0] ?? '')].length > max)
       throw new ApiError('invalid_field', `${name} is longer than ${max} characters.`, name);
   }
   const one = (name: string) => params[name]?.[0];
@@ -110,13 +111,15 @@ export function parseListQuery(params: Record<string, string[]>): ListQuery {
 
 function parseLimit(raw: string | undefined): number {
   if (raw === undefined) return DEFAULT_PAGE_SIZE;
-  if (!/^\d{1,9}$/.test(raw) || Number(raw) < 1) {
+  if (!/^\d+$/.test(raw) || /^0+$/.test(raw)) {
     throw new ApiError('invalid_field', 'limit must be an integer from 1 to 100.', 'limit');
   }
-  const limit = Number(raw);
-  if (limit > MAX_PAGE_SIZE)
+  // Any integer above 100, however large, is the page-size limit's own refusal (D-15).
+  const digits = raw.replace(/^0+/, '');
+  if (digits.length > 3 || Number(digits) > MAX_PAGE_SIZE) {
     throw new ApiError('limit_too_large', `limit must be at most ${MAX_PAGE_SIZE}.`, 'limit');
-  return limit;
+  }
+  return Number(digits);
 }
 
 function fingerprintOf(filter: EmailFilter): string {

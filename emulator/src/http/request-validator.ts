@@ -40,15 +40,17 @@ export function fieldPath(pointer: string, child?: string): string {
     .split('/')
     .slice(1)
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
-  if (child !== undefined) parts.push(child);
+  // Digits in the pointer are array indexes (the request schemas have no digit-named members);
+  // `child` is always a member name, even "0" (an unknown field of an object).
+  const path = parts.reduce((acc, part) => join(acc, part, /^\d+$/.test(part)), '');
+  return child === undefined ? path : join(path, child, false);
+}
+
+function join(path: string, part: string, index: boolean): string {
+  if (index) return `${path}[${part}]`;
   // An empty member name still has to be named: the Error schema wants a non-empty field.
-  return parts
-    .map((p) => (p === '' ? '""' : p))
-    .reduce(
-      (path, part) =>
-        /^\d+$/.test(part) ? `${path}[${part}]` : path === '' ? part : `${path}.${part}`,
-      '',
-    );
+  const name = part === '' ? '""' : part;
+  return path === '' ? name : `${path}.${name}`;
 }
 
 /** Limits of §8 that a schema keyword expresses, answered with the limit's own code. */

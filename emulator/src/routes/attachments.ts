@@ -45,7 +45,8 @@ async function readUpload(c: Context): Promise<IncomingFile> {
     throw new ApiError('file_empty', 'The file in field "file" is empty.', 'file');
   return {
     name: file.name === '' ? 'upload' : file.name,
-    contentType: file.type === '' ? 'application/octet-stream' : file.type,
+    // RFC 7578 §4.4 (D-44): a part without Content-Type is text/plain; the parser says so.
+    contentType: file.type === '' ? 'text/plain' : file.type,
     bytes: new Uint8Array(await file.arrayBuffer()),
   };
 }

@@ -1,0 +1,368 @@
+/**
+ * §7 and the bad-input standard, for every operation that takes a body or a query: requests
+ * generated from the contract's own request schemas (src/model/request-arbitraries.ts) are
+ * answered as the contract says. Valid ones, edge values and odd Unicode included, are
+ * accepted with the documented 2xx and a spec-valid answer; invalid ones (one mutation of a
+ * valid body: wrong type, missing or unknown field, a value over its limit, a broken prose
+ * rule, malformed JSON or multipart, another media type) are refused with a 4xx in the Error
+ * schema, the expected code and `field`, and change nothing. Never a 5xx.
+ */
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { rule, type CheckContext } from '../src/check.ts';
+import type { ApiClient, ApiResponse } from '../src/client.ts';
+import type { Need } from '../src/config.ts';
+import { ControlClient, createTenant } from '../src/control-client.ts';
+import {
+  EXTERNAL_DOMAIN,
+  edgeCase,
+  invalidBody,
+  operationInfo,
+  validBody,
+  validCase,
+  type RequestCase,
+  type RequestContext,
+} from '../src/model/request-arbitraries.ts';
+
+/** One more upload than §8's 20 attachments per message, for the over-limit mutation. */
+const UPLOADS = 21;
+
+interface World {
+  api: ApiClient;
+  control: ControlClient;
+  apiKey: string;
+  mailboxes: string[];
+  domain: string;
+  /** An inbound email in the first mailbox, from an external sender, to that mailbox only. */
+  emailId: string;
+  context: RequestContext;
+}
+
+/**
+ * A tenant with two mailboxes, an email to reply to, forward and patch (its only recipient is
+ * the replying mailbox, so a reply has exactly one recipient besides cc and bcc), and uploads.
+ */
+async function world({ api, target }: CheckContext, uploads: number, moreMail = 0): Promise<World> {
+  const control = new ControlClient(api, target.control!);
+  const tenant = await createTenant(control, 2);
+  const apiKey = tenant.key.secret;
+  const box0 = tenant.mailboxes[0] as string;
+  const original = await control.inject({
+    mailbox: box0,
+    from: `sender-${randomBytes(4).toString('hex')}@${EXTERNAL_DOMAIN}`,
+    to: [box0],
+    subject: 'Generated inputs',
+    text: 'The original message.',
+  });
+  // Mail for listings to find: words of the search generator, a sender name, other folders.
+  const words = ['invoice café', 'naïve über', '日本語 q3 2026', 'Ünïcode report'];
+  for (let i = 0; i < moreMail; i += 1) {
+    await control.inject({
+      mailbox: box0,
+      from: `Zoë Müller <zoe-${i}@${EXTERNAL_DOMAIN}>`,
+      to: [box0],
+      subject: words[i % words.length] as string,
+      text: `Generated inputs ${words[(i + 1) % words.length] as string}`,
+      folder: ['inbox', 'archive', 'spam'][i % 3] as string,
+      read: i % 2 === 0,
+      starred: i % 3 === 0,
+    });
+  }
+  const uploadIds: string[] = [];
+  for (let i = 0; i < uploads; i += 1) {
+    const form = new FormData();
+    form.append('file', new Blob([`file ${i}`], { type: 'text/plain' }), `file-${i}.txt`);
+    const response = await api.request({
+      method: 'POST',
+      path: '/attachments',
+      body: form,
+      apiKey,
+    });
+    expect(response.status, `setup: upload ${i}`).toBe(201);
+    uploadIds.push(response.json<{ id: string }>().id);
+  }
+  return {
+    api,
+    control,
+    apiKey,
+    mailboxes: tenant.mailboxes,
+    domain: tenant.domain,
+    emailId: original.id,
+    context: { mailboxes: tenant.mailboxes, uploadIds, implicitRecipients: 1 },
+  };
+}
+
+/** Sends one generated case to its operation. */
+function send(w: World, operationId: string, c: RequestCase): Promise<ApiResponse> {
+  const info = operationInfo(operationId);
+  const path = info.path.replace('{emailId}', encodeURIComponent(w.emailId));
+  if (info.kind === 'query') {
+    return w.api.request({ path, query: c.body as Record<string, string>, apiKey: w.apiKey });
+  }
+  const text = typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
+  return w.api.request({
+    method: info.method.toUpperCase(),
+    path,
+    apiKey: w.apiKey,
+    // No Content-Type at all: bytes, which fetch sends without one.
+    ...(c.contentType === ''
+      ? { body: new TextEncoder().encode(text) }
+      : { body: text, headers: { 'Content-Type': c.contentType } }),
+  });
+}
+
+/** The case and the answer, for failure messages. */
+function describeCase(operationId: string, c: RequestCase, response: ApiResponse): string {
+  const body = typeof c.body === 'string' ? c.body : JSON.stringify(c.body);
+  const sent = body.length > 600 ? `${body.slice(0, 600)}… (${body.length} chars)` : body;
+  const expected =
+    c.expectedCodes.length === 0
+      ? `${operationInfo(operationId).successStatus}`
+      : `4xx ${c.expectedCodes.join(' or ')}${c.expectedField === undefined ? '' : ` with field ${JSON.stringify(c.expectedField)}`}`;
+  return [
+    `${operationId}: ${c.why}`,
+    `  sent (${c.contentType || 'no Content-Type'}): ${sent}`,
+    `  expected: ${expected}`,
+    `  got: ${response.status} ${response.text.slice(0, 400)}`,
+  ].join('\n');
+}
+
+/** The body a JSON case sent, as a value (edge cases may send it as text). */
+function sentJson(c: RequestCase): Record<string, unknown> | undefined {
+  if (typeof c.body !== 'string') return c.body as Record<string, unknown>;
+  try {
+    return JSON.parse(c.body) as Record<string, unknown>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The address inside `address` or `Name <address>`, lower case. */
+const addressOf = (value: unknown) =>
+  String(value)
+    .replace(/^.*<([^<>]*)>\s*$/s, '$1')
+    .trim()
+    .toLowerCase();
+
+interface Detail {
+  mailbox: string;
+  folder: string;
+  read: boolean;
+  starred: boolean;
+}
+
+/** Accepted with the documented status; the answer is what the operation promises. */
+function expectAccepted(w: World, operationId: string, c: RequestCase, response: ApiResponse) {
+  const what = describeCase(operationId, c, response);
+  expect(response.status, what).toBe(operationInfo(operationId).successStatus);
+  const answer = response.json<Record<string, unknown>>();
+  if (c.expectedResponse !== undefined) expect(answer, what).toMatchObject(c.expectedResponse);
+  const body = sentJson(c) ?? {};
+  switch (operationId) {
+    case 'sendEmail':
+      expect(answer, what).toMatchObject({ mailbox: addressOf(body.from), folder: 'sent' });
+      break;
+    case 'replyToEmail':
+    case 'forwardEmail':
+      expect(answer, what).toMatchObject({ mailbox: w.mailboxes[0], folder: 'sent' });
+      break;
+    case 'updateEmail': {
+      const changed = Object.fromEntries(
+        ['folder', 'read', 'starred'].filter((k) => k in body).map((k) => [k, body[k]]),
+      );
+      expect(answer, `${what}\n  (D-20: the answer is the updated email)`).toMatchObject(changed);
+      break;
+    }
+    case 'listEmails': {
+      const emails = (answer as { emails: Detail[] }).emails;
+      const query = c.body as Record<string, string>;
+      expect(emails.length, what).toBeLessThanOrEqual(Number(query.limit ?? 25));
+      for (const email of emails) {
+        expect(email.mailbox, what).toBe(String(query.mailbox).toLowerCase());
+        if (query.folder !== undefined) expect(email.folder, what).toBe(query.folder);
+      }
+      break;
+    }
+  }
+}
+
+/** Refused with a 4xx whose Error carries one of the expected codes and the expected field. */
+function expectRefused(operationId: string, c: RequestCase, response: ApiResponse) {
+  const what = describeCase(operationId, c, response);
+  expect(
+    response.status >= 400 && response.status < 500,
+    `${what}\n  (never a 5xx, never a 2xx)`,
+  ).toBe(true);
+  const error = response.json<{ code?: string; field?: string }>();
+  expect(c.expectedCodes, `${what}\n  (the error code)`).toContain(error.code);
+  if (c.expectedField !== undefined) {
+    expect(error.field, `${what}\n  (the field the error names)`).toBe(c.expectedField);
+  }
+}
+
+/** Nothing a refused request carried may exist afterwards. */
+async function expectUnchanged(w: World, operationId: string, before: Detail): Promise<void> {
+  if (['sendEmail', 'replyToEmail', 'forwardEmail'].includes(operationId)) {
+    for (const mailbox of w.mailboxes) {
+      for (const folder of ['sent', 'inbox']) {
+        const page = await w.api.request({
+          path: '/emails',
+          query: { mailbox, folder, limit: 100 },
+          apiKey: w.apiKey,
+        });
+        const ids = page.json<{ emails: { id: string }[] }>().emails.map((e) => e.id);
+        const expected = mailbox === w.mailboxes[0] && folder === 'inbox' ? [w.emailId] : [];
+        expect(ids, `refused requests stored nothing in ${mailbox} ${folder}`).toEqual(expected);
+      }
+    }
+    const outbox = (await w.control.outbox()).filter((e) => e.from.endsWith(`@${w.domain}`));
+    expect(outbox, 'refused requests sent nothing').toEqual([]);
+  }
+  if (operationId === 'updateEmail') {
+    const after = await w.api.request({ path: `/emails/${w.emailId}`, apiKey: w.apiKey });
+    expect(after.json<Detail>(), 'refused PATCHes changed nothing').toMatchObject(before);
+  }
+}
+
+interface Operation {
+  operationId: string;
+  uploads: number;
+  /** More inbound mail besides the one email (listings). */
+  moreMail?: number;
+  needs: Need[];
+  accepts: string[];
+  refuses: string[];
+}
+
+const WRITES: Need[] = ['control-plane', 'destructive'];
+
+const OPERATIONS: Operation[] = [
+  {
+    operationId: 'sendEmail',
+    uploads: UPLOADS,
+    needs: WRITES,
+    accepts: [
+      '4.3-R1',
+      '4.3-R6',
+      '4.3-R7',
+      '4.3-R8',
+      '4.3-R9',
+      'D-9',
+      'D-10',
+      'D-11',
+      'D-28',
+      '2.6-R3',
+    ],
+    refuses: [
+      '7-R1',
+      'D-12',
+      'D-31',
+      'D-28',
+      'D-11',
+      '4.3-R1',
+      '4.3-R2',
+      '4.3-R3',
+      '4.3-R7',
+      '4.3-R9',
+      'D-24',
+    ],
+  },
+  {
+    operationId: 'replyToEmail',
+    uploads: UPLOADS,
+    needs: WRITES,
+    accepts: ['4.7-R2', '4.7-R3', '4.3-R1', '4.3-R8', 'D-10', 'D-11', 'D-28', '2.6-R3'],
+    refuses: [
+      '7-R1',
+      'D-12',
+      'D-31',
+      'D-28',
+      'D-11',
+      '4.3-R1',
+      '4.3-R2',
+      '4.3-R3',
+      '4.3-R8',
+      'D-24',
+    ],
+  },
+  {
+    operationId: 'forwardEmail',
+    uploads: UPLOADS,
+    needs: WRITES,
+    accepts: ['4.8-R1', '4.8-R3', '4.3-R7', '4.3-R8', 'D-9', 'D-10', 'D-11', 'D-28', '2.6-R3'],
+    refuses: [
+      '7-R1',
+      'D-12',
+      'D-31',
+      'D-28',
+      'D-11',
+      '4.3-R2',
+      '4.3-R3',
+      '4.3-R9',
+      '4.8-R1',
+      'D-24',
+    ],
+  },
+  {
+    operationId: 'updateEmail',
+    uploads: 0,
+    needs: WRITES,
+    accepts: ['4.5-R1', 'D-20', 'D-28'],
+    refuses: ['7-R1', 'D-12', 'D-31', 'D-28', '4.5-R1', 'D-5', 'D-20'],
+  },
+  {
+    operationId: 'listEmails',
+    uploads: 0,
+    moreMail: 6,
+    // GET only: it writes nothing through the API, so a read-only run keeps it.
+    needs: ['control-plane'],
+    accepts: ['4.2-R1', 'D-13', 'D-15', 'D-18', 'D-19'],
+    refuses: ['7-R1', 'D-12', '4.2-R1', 'D-5', 'D-13', 'D-15', 'D-16', 'D-18', 'D-19'],
+  },
+  {
+    operationId: 'uploadAttachment',
+    uploads: 0,
+    needs: WRITES,
+    accepts: ['4.9-R1', '4.9-R2'],
+    refuses: ['7-R1', 'D-12', 'D-28', '4.9-R1', '8-R8'],
+  },
+];
+
+for (const { operationId, uploads, moreMail, needs, accepts, refuses } of OPERATIONS) {
+  const { successStatus } = operationInfo(operationId);
+
+  rule(
+    accepts,
+    `generated inputs: ${operationId} accepts every valid request, edge values and odd Unicode included, with ${successStatus} and a spec-valid answer`,
+    async (context) => {
+      const w = await world(context, uploads, moreMail);
+      const valid = validBody(operationId, w.context).map((body) => validCase(operationId, body));
+      await context.property(
+        fc.oneof(
+          { weight: 2, arbitrary: valid },
+          { weight: 1, arbitrary: edgeCase(operationId, w.context) },
+        ),
+        async (c) => expectAccepted(w, operationId, c, await send(w, operationId, c)),
+      );
+    },
+    { needs, timeout: 60_000 },
+  );
+
+  rule(
+    refuses,
+    `generated inputs: ${operationId} refuses every invalid request with a 4xx naming the expected code and field, changes nothing, never a 5xx`,
+    async (context) => {
+      const w = await world(context, uploads, moreMail);
+      const before = (
+        await context.api.request({ path: `/emails/${w.emailId}`, apiKey: w.apiKey })
+      ).json<Detail>();
+      const state = { folder: before.folder, read: before.read, starred: before.starred };
+      await context.property(invalidBody(operationId, w.context), async (c) =>
+        expectRefused(operationId, c, await send(w, operationId, c)),
+      );
+      await expectUnchanged(w, operationId, state as Detail);
+    },
+    { needs, timeout: 60_000 },
+  );
+}
