@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: fast unit tests, the browser check of the docs page, and the conformance
-// checks (run through `mailtwin-conformance`, which adds its own reporter and target settings).
+// Three projects: fast unit tests, the browser check of the docs page, and the suite run
+// through Prism (tests/prism). The conformance checks run through `mailtwin-conformance`,
+// which adds its own reporter and target settings.
 export default defineConfig({
   test: {
     projects: [
@@ -23,6 +24,16 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          name: 'prism',
+          include: ['tests/prism/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 180_000,
+          hookTimeout: 60_000,
+          fileParallelism: false,
         },
       },
     ],

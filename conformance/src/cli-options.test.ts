@@ -141,6 +141,43 @@ describe('parseConformanceArgs', () => {
     );
   });
 
+  it('takes a base URL at the root of a proxy with --unversioned-base-url', () => {
+    const result = parseConformanceArgs(
+      ['--base-url', 'http://127.0.0.1:4010/', '--unversioned-base-url', '--api-key', 'sk-x'],
+      {},
+      seed,
+    );
+    expect(result !== 'help' && result.target).toStrictEqual({
+      kind: 'live',
+      baseUrl: 'http://127.0.0.1:4010',
+      apiKey: 'sk-x',
+      mailboxes: [],
+      destructive: false,
+    });
+  });
+
+  it('keeps a versioned base URL as it is with --unversioned-base-url', () => {
+    const result = parseConformanceArgs(
+      ['--base-url', BASE, '--unversioned-base-url', '--api-key', 'sk-x'],
+      {},
+      seed,
+    );
+    expect(result !== 'help' && result.target).toMatchObject({ baseUrl: BASE });
+  });
+
+  it('refuses --unversioned-base-url without --base-url', () => {
+    expect(refusal(['--unversioned-base-url']).message).toBe(
+      '--unversioned-base-url needs --base-url',
+    );
+  });
+
+  it('still checks the URL itself with --unversioned-base-url', () => {
+    expect(
+      refusal(['--base-url', 'ftp://127.0.0.1:4010', '--unversioned-base-url', '--api-key', 'k'])
+        .message,
+    ).toBe('--base-url must be an http or https URL');
+  });
+
   it('refuses a base URL with another version', () => {
     expect(
       refusal(['--base-url', 'https://mail.example.com/openapi/v2', '--api-key', 'k']).message,
@@ -318,6 +355,7 @@ describe('parseConformanceArgs: profiles, safety, reports and shards', () => {
   it('lists every flag and profile in --help', () => {
     for (const flag of [
       '--base-url',
+      '--unversioned-base-url',
       '--api-key',
       '--second-api-key',
       '--mailbox',

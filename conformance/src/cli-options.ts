@@ -16,6 +16,8 @@ Without --base-url it checks the mailtwin emulator, started in this process.
 
 Target:
   --base-url <url>        The deployment's full versioned endpoint, e.g. https://mail.example.com/openapi/v1
+  --unversioned-base-url  Accept a --base-url not ending in /openapi/v1: for a proxy such as Prism
+                          that serves the API at its root
   --api-key <key>         An API key of that deployment (or set MAILTWIN_API_KEY)
   --second-api-key <key>  A key of another owner, for checks that need two (or MAILTWIN_SECOND_API_KEY)
   --mailbox <address>     A mailbox the suite may use (repeatable); it sends mail to no other
@@ -76,6 +78,7 @@ export function parseConformanceArgs(
       allowPositionals: false,
       options: {
         'base-url': { type: 'string' },
+        'unversioned-base-url': { type: 'boolean' },
         'api-key': { type: 'string' },
         'second-api-key': { type: 'string' },
         mailbox: { type: 'string', multiple: true },
@@ -151,6 +154,7 @@ export function parseConformanceArgs(
 function parseTarget(
   values: {
     'base-url'?: string;
+    'unversioned-base-url'?: boolean;
     'api-key'?: string;
     'second-api-key'?: string;
     mailbox?: string[];
@@ -168,6 +172,7 @@ function parseTarget(
       'control-url',
       'mailbox',
       'destructive',
+      'unversioned-base-url',
     ] as const) {
       if (values[flag] !== undefined) throw new ConfigurationError(`--${flag} needs --base-url`);
     }
@@ -185,7 +190,8 @@ function parseTarget(
   if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') {
     throw new ConfigurationError('--base-url must have no query, fragment or credentials');
   }
-  if (!/\/openapi\/v1\/?$/.test(url.pathname)) {
+  // §5 rule 5 puts the API under /openapi/v1; a proxy such as Prism serves it at its root.
+  if (!values['unversioned-base-url'] && !/\/openapi\/v1\/?$/.test(url.pathname)) {
     throw new ConfigurationError(
       `--base-url must be the full versioned endpoint ending in /openapi/v1 (§5 rule 5), got ${baseUrl}`,
     );

@@ -110,7 +110,7 @@ export class ApiClient {
     if (!options.absolute) {
       exchange.violations = this.validator.validate({
         method,
-        path: url.pathname.slice(new URL(this.target.baseUrl).pathname.length),
+        path: url.pathname.slice(basePath(this.target.baseUrl).length),
         status: response.status,
         contentType: response.headers.get('content-type'),
         body: bytes,
@@ -146,9 +146,10 @@ export class ApiClient {
     const toControl =
       control !== undefined && (url.href === control || url.href.startsWith(`${control}/`));
     const apiBase = new URL(this.target.baseUrl);
+    const apiPath = basePath(this.target.baseUrl);
     const toApi =
       url.origin === apiBase.origin &&
-      (url.pathname === apiBase.pathname || url.pathname.startsWith(`${apiBase.pathname}/`));
+      (apiPath === '' || url.pathname === apiPath || url.pathname.startsWith(`${apiPath}/`));
     if (toControl || !isWrite(method)) return;
     if (!this.policy.writes) {
       throw new UndeclaredWrite(
@@ -160,7 +161,7 @@ export class ApiClient {
     if (this.policy.mailboxes === undefined || !toApi) return;
     const refused = disallowedRecipients(
       method,
-      url.pathname.slice(apiBase.pathname.length),
+      url.pathname.slice(apiPath.length),
       { json, ...(typeof body === 'string' ? { text: body } : {}) },
       this.policy.mailboxes,
     );
@@ -170,6 +171,14 @@ export class ApiClient {
       );
     }
   }
+}
+
+/**
+ * The path of `{base_url}` without a trailing slash: `/openapi/v1`, or `` for an API served at
+ * the root (a proxy such as Prism, `--unversioned-base-url`), whose URL's pathname is `/`.
+ */
+function basePath(baseUrl: string): string {
+  return new URL(baseUrl).pathname.replace(/\/+$/, '');
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {

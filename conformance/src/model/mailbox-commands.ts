@@ -75,6 +75,8 @@ async function listAll(
     receivedAt: string;
   }[] = [];
   let cursor: string | null = null;
+  // A cursor given twice would walk forever (a mock answering one example page does): fail.
+  const seen = new Set<string>();
   do {
     const query: Record<string, string> = { mailbox: real.mailbox, limit: '7', q: real.tag };
     if (folder !== undefined) query.folder = folder;
@@ -84,6 +86,11 @@ async function listAll(
     const page = response.json<{ emails: typeof all; nextCursor: string | null }>();
     all.push(...page.emails);
     cursor = page.nextCursor;
+    expect(
+      cursor !== null && seen.has(cursor),
+      `GET /emails answered nextCursor ${cursor} a second time; the walk would never end`,
+    ).toBe(false);
+    if (cursor !== null) seen.add(cursor);
   } while (cursor !== null);
   return all;
 }

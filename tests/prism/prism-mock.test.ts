@@ -1,0 +1,112 @@
+/**
+ * Negative control: the suite against `prism mock` of the spec. The mock answers every request
+ * with the spec's examples, so each response is valid on its own but the whole remembers
+ * nothing: the model-based stateful check must catch that and shrink it to a counterexample.
+ * The exact set of failed rules is asserted, so a change in what the suite catches is noticed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  SPEC,
+  describeCheck,
+  failedChecks,
+  ruleIds,
+  runConformance,
+  startPrism,
+  type ConformanceRun,
+  type RunningPrism,
+} from './harness.ts';
+
+/** The rules of conformance/checks/stateful.check.ts. */
+const STATEFUL_RULES = [
+  '2.4-R5',
+  '3.1-R1',
+  '3.1-R3',
+  '3.1-R4',
+  '4.10-R1',
+  '4.2-R12',
+  '4.2-R13',
+  '4.3-R5',
+  '4.4-R2',
+  '4.5-R1',
+  '4.6-R1',
+  '4.7-R1',
+  '4.8-R2',
+  'D-48',
+];
+
+/**
+ * What fails against the mock with seed 1: the stateful rules, and the rules of the checks of
+ * {origin}/openapi/openapi.json and /openapi/docs, which Prism does not serve. D-48 is decided
+ * (spec/DECISIONS.md), so on a live target without --strict it is a warning, not a failure.
+ */
+const EXPECTED_FAILED = [
+  ...STATEFUL_RULES.filter((id) => id !== 'D-48'),
+  '1-R1',
+  '1-R2',
+  '1-R3',
+  '1-R4',
+  '1-R5',
+  '4-R3',
+  '5-R5',
+  '6-R1',
+  '6.2-R1',
+  '9-R1',
+  '9-R2',
+].sort();
+const EXPECTED_WARNED = ['D-48'];
+
+let prism: RunningPrism;
+let run: ConformanceRun;
+
+beforeAll(async () => {
+  // Static mode (no --dynamic): every answer is the spec's example for that operation.
+  prism = await startPrism(['mock', SPEC]);
+  run = await runConformance([
+    '--base-url',
+    prism.url,
+    '--unversioned-base-url',
+    '--api-key',
+    'sk-PrismMock01_0123456789abcdefghijABCDEFGHIJ01',
+    '--destructive',
+    '--mailbox',
+    'alice@acme.test',
+    '--seed',
+    '1',
+    '--max-rps',
+    '0',
+  ]);
+}, 170_000);
+
+afterAll(async () => {
+  await prism?.stop();
+});
+
+describe('the conformance suite against prism mock (no state behind the examples)', () => {
+  it('exits 1', () => {
+    expect(run.exitCode, run.stderr).toBe(1);
+    expect(run.report.result.conformant).toBe(false);
+  });
+
+  it('fails exactly the stateful rules and those of the documents Prism does not serve', () => {
+    const failed = failedChecks(run.report).map(describeCheck).join('\n\n');
+    expect(ruleIds(run.report, 'fail'), failed).toEqual(EXPECTED_FAILED);
+    expect(ruleIds(run.report, 'warn'), failed).toEqual(EXPECTED_WARNED);
+    const stateful = run.report.checks.find((check) => check.file.endsWith('stateful.check.ts'));
+    expect([...(stateful?.rules ?? [])].sort(), 'the rules the stateful check names').toEqual(
+      STATEFUL_RULES,
+    );
+  });
+
+  it('shows the stateful failure as a shrunk counterexample', () => {
+    const stateful = failedChecks(run.report).find((check) =>
+      check.file.endsWith('stateful.check.ts'),
+    );
+    expect(stateful, 'the stateful check failed').toBeDefined();
+    const text = stateful!.errors.join('\n');
+    expect(text).toMatch(/Counterexample: \[.+\]/);
+    expect(text).toMatch(/Shrunk \d+ time\(s\)/);
+    console.info(
+      `[prism mock] ${text.match(/Counterexample: .*/)![0]}; ${JSON.stringify(run.report.figures)} in ${Math.round(run.durationMs)} ms`,
+    );
+  });
+});
