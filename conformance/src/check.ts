@@ -164,6 +164,7 @@ function explainFailure(
 function replayTargetFlags(target: Target, needs: Need[]): string {
   if (target.kind !== 'live') return '';
   const flags = [` --base-url ${target.baseUrl} --api-key "$MAILTWIN_API_KEY"`];
+  if (!/\/openapi\/v1$/.test(target.baseUrl)) flags.push(' --unversioned-base-url');
   for (const mailbox of target.mailboxes ?? []) flags.push(` --mailbox ${mailbox}`);
   if (needs.includes('destructive')) flags.push(' --destructive');
   if (target.control !== undefined) {
