@@ -59,3 +59,30 @@ describe('attachment reuse (§2.4)', () => {
     expect(deps.store.blobs.stats()).toEqual(before);
   });
 });
+
+describe('{{unsubscribe_url}} (D-24)', () => {
+  it('leads to a page that suppresses the recipient, so the next send to them is refused', async () => {
+    const { app, headers } = await world();
+    const send = (text: string) =>
+      app.request('http://mail.test/openapi/v1/emails/send', {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          from: 'alice@acme.test',
+          to: 'carol@ext.test',
+          subject: 'News',
+          text,
+        }),
+      });
+    const first = (await (await send('Leave: {{unsubscribe_url}}')).json()) as { text: string };
+    const url = /http:\/\/mail\.test\/unsubscribe\/\S+/.exec(first.text)?.[0];
+    expect(url).toBeDefined();
+    const page = await app.request(url!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('carol@ext.test will receive no more mail');
+    const refused = await send('again');
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toMatchObject({ code: 'recipient_suppressed', field: 'to' });
+    expect((await app.request(`${url!.slice(0, -3)}xyz`)).status).toBe(404);
+  });
+});
