@@ -316,27 +316,16 @@ function toSummary(row: SummaryRow): EmailSummary {
 
 function toEmail(row: EmailRow, attachments: MessageAttachment[]): Email {
   return {
-    id: row.id,
-    mailbox: row.mailbox,
-    folder: row.folder,
-    read: row.read === 1,
-    starred: row.starred === 1,
-    from: { address: row.from_address, name: row.from_name },
-    to: JSON.parse(row.to_json) as Address[],
-    cc: JSON.parse(row.cc_json) as Address[],
+    ...toSummary(row),
     bcc: JSON.parse(row.bcc_json) as Address[],
     replyTo: JSON.parse(row.reply_to_json) as Address[],
-    subject: row.subject,
-    snippet: row.snippet,
     text: row.text_body,
     html: row.html_body,
     preheader: row.preheader,
     messageId: row.message_id,
     inReplyTo: row.in_reply_to,
     references: JSON.parse(row.references_json) as string[],
-    receivedAt: row.received_at,
     sentAt: row.sent_at,
-    attachmentCount: row.attachment_count,
     attachments,
   };
 }
