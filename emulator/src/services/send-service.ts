@@ -23,6 +23,7 @@ import {
 } from '../domain/threading.ts';
 import type { Address, Email, Mailbox, NewAttachment } from '../domain/types.ts';
 import { composeMime } from '../mime/compose.ts';
+import type { components } from '../../../spec/generated/openapi.d.ts';
 import type { Store } from '../store/store.ts';
 import { faultError, type FaultInjector, type FaultableOperation } from './faults.ts';
 
@@ -68,6 +69,9 @@ interface Rendered {
 
 type Json = Record<string, unknown>;
 
+/** A request body as spec/openapi.yaml defines it (types generated from the contract). */
+type RequestBody<Name extends keyof components['schemas']> = components['schemas'][Name];
+
 /**
  * What creates mail (§4.3, §4.7, §4.8): checks every rule before anything is written, renders
  * templates (§2.6), builds the real MIME message, then in one transaction stores the sender's
@@ -89,19 +93,7 @@ export class SendService {
 
   async send(access: Access, body: Json, origin: string): Promise<Email> {
     this.requests.check('SendEmailRequest', body);
-    const request = body as {
-      from: string;
-      to: string;
-      cc?: string[];
-      bcc?: string[];
-      subject: string;
-      preheader?: string;
-      markdown?: string;
-      html?: string;
-      text?: string;
-      variables?: Variables;
-      attachmentIds?: string[];
-    };
+    const request = body as RequestBody<'SendEmailRequest'>;
     const given = pickBody(request) as GivenBody;
     const from = requireAddress(request.from, 'from');
     const mailbox = access.mailboxes.get(from.address);
@@ -137,17 +129,7 @@ export class SendService {
 
   async reply(access: Access, original: Email, body: Json, origin: string): Promise<Email> {
     this.requests.check('ReplyRequest', body);
-    const request = body as {
-      replyAll?: boolean;
-      cc?: string[];
-      bcc?: string[];
-      preheader?: string;
-      markdown?: string;
-      html?: string;
-      text?: string;
-      variables?: Variables;
-      attachmentIds?: string[];
-    };
+    const request = body as RequestBody<'ReplyRequest'>;
     const given = pickBody(request) as GivenBody;
     const mailbox = access.mailboxes.get(original.mailbox) as Mailbox;
     const derived = replyRecipients(original, mailbox.address, request.replyAll ?? false);
@@ -176,18 +158,7 @@ export class SendService {
 
   async forward(access: Access, original: Email, body: Json, origin: string): Promise<Email> {
     this.requests.check('ForwardRequest', body);
-    const request = body as {
-      to: string;
-      cc?: string[];
-      bcc?: string[];
-      subject?: string;
-      preheader?: string;
-      markdown?: string;
-      html?: string;
-      text?: string;
-      variables?: Variables;
-      attachmentIds?: string[];
-    };
+    const request = body as RequestBody<'ForwardRequest'>;
     const given = pickBody(request, { optional: true });
     const mailbox = access.mailboxes.get(original.mailbox) as Mailbox;
     const to = [requireAddress(request.to, 'to')];
