@@ -1,0 +1,257 @@
+/**
+ * `npm run can-fail`: shows that every conformance check can fail (issue 8 item 5).
+ *
+ * A check counts as able to fail when it fails against at least one of:
+ * - the Prism mock of the spec (a target that answers with examples and remembers nothing);
+ * - a Stryker mutant of the domain or the signer that it killed (reports/mutation/mutation.json,
+ *   written by `npm run mutation`; Stryker stops at the first killing test, so this is a lower
+ *   bound);
+ * - a named mutant of tests/mutants/catalogue.ts: a hand-written bug applied to a copy of the
+ *   repository, against which the check it names is run and must fail.
+ *
+ * Prints one line per check with its evidence, lists the checks with none, writes
+ * reports/can-fail.md, and exits 1 when a check has no evidence or a named mutant survives.
+ *
+ *   npm run can-fail                     everything
+ *   npm run can-fail -- --only M-3,M-7   just these named mutants (no mock run)
+ *   npm run can-fail -- --no-mock        skip the Prism mock run
+ */
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { JsonReport } from '../../conformance/src/report-json.ts';
+import { ROOT, SPEC, runConformance, startPrism } from '../prism/harness.ts';
+import { CATALOGUE } from './catalogue.ts';
+import { applyMutant, type NamedMutant } from './named-mutant.ts';
+
+const MUTATION_REPORT = join(ROOT, 'reports/mutation/mutation.json');
+const OUTPUT = join(ROOT, 'reports/can-fail.md');
+/** Directories a copy of the repository does without (node_modules is linked, not copied). */
+const NOT_COPIED = new Set(['node_modules', '.git', 'reports', '.stryker-tmp', 'conformance-report', '.tmp']);
+
+interface Evidence {
+  mock?: string;
+  stryker?: string;
+  named?: string;
+}
+
+interface MutantOutcome {
+  mutant: NamedMutant;
+  caught: boolean;
+  detail: string;
+}
+
+const { values } = parseArgs({
+  options: { only: { type: 'string' }, 'no-mock': { type: 'boolean', default: false } },
+});
+const only = values.only?.split(',').map((id) => id.trim());
+const mutants = only === undefined ? CATALOGUE : CATALOGUE.filter((m) => only.includes(m.id));
+if (only !== undefined && mutants.length !== only.length) {
+  const known = new Set(CATALOGUE.map((m) => m.id));
+  throw new Error(`unknown mutant id(s): ${only.filter((id) => !known.has(id)).join(', ')}`);
+}
+
+const evidence = new Map<string, Evidence>();
+const note = (behaviour: string, kind: keyof Evidence, text: string) => {
+  const entry = evidence.get(behaviour) ?? {};
+  entry[kind] ??= text;
+  evidence.set(behaviour, entry);
+};
+
+let allChecks: string[] = [];
+if (only === undefined && !values['no-mock']) {
+  const mock = await runAgainstPrismMock();
+  allChecks = mock.checks.map(behaviourOf);
+  for (const check of mock.checks) {
+    if (check.state === 'failed') note(behaviourOf(check), 'mock', firstLine(check.errors));
+  }
+}
+if (allChecks.length === 0) allChecks = listChecks();
+
+for (const [behaviour, mutant] of strykerKills()) note(behaviour, 'stryker', mutant);
+
+const outcomes = runNamedMutants(mutants);
+for (const outcome of outcomes) {
+  if (outcome.caught) note(outcome.mutant.caughtBy, 'named', `${outcome.mutant.id} (${outcome.mutant.rule}): ${outcome.mutant.bug}`);
+}
+
+const report = render(allChecks, outcomes, only !== undefined);
+mkdirSync(join(ROOT, 'reports'), { recursive: true });
+writeFileSync(OUTPUT, report.markdown);
+process.stdout.write(`${report.console}\nWritten: ${relative(process.cwd(), OUTPUT)}\n`);
+process.exitCode = report.ok ? 0 : 1;
+
+/** The check's behaviour: its name without the rule ids. */
+function behaviourOf(check: JsonReport['checks'][number]): string {
+  return check.behaviour ?? check.name;
+}
+
+/** The first line of a failure that says what went wrong (not the "Rule broken while…" heading). */
+function firstLine(errors: string[]): string {
+  const lines = (errors[0] ?? '').split('\n').map((line) => line.trim());
+  const telling = lines.find((line) => line !== '' && !line.startsWith('Rule broken while checking'));
+  return (telling ?? lines.find((line) => line !== '') ?? '').slice(0, 200);
+}
+
+/** Every check's behaviour, from `mailtwin-conformance --dry-run`. */
+function listChecks(): string[] {
+  const run = spawnSync(process.execPath, [join(ROOT, 'bin/mailtwin-conformance.js'), '--dry-run'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  return run.stdout
+    .split('\n')
+    .filter((line) => /^ {2}(RUN|SKIP) {2}/.test(line))
+    .map((line) => line.replace(/^ {2}(RUN|SKIP) {2}/, '').trim());
+}
+
+async function runAgainstPrismMock(): Promise<JsonReport> {
+  process.stdout.write('Running the suite against prism mock of the spec…\n');
+  const prism = await startPrism(['mock', SPEC]);
+  try {
+    const run = await runConformance([
+      '--base-url', prism.url, '--unversioned-base-url',
+      '--api-key', 'sk-PrismMock01_0123456789abcdefghijABCDEFGHIJ01',
+      '--destructive', '--mailbox', 'alice@acme.test', '--seed', '1', '--max-rps', '0', '--strict',
+    ]);
+    return run.report;
+  } finally {
+    await prism.stop();
+  }
+}
+
+/** Check behaviour → the first Stryker mutant it killed, from the last `npm run mutation`. */
+function strykerKills(): Map<string, string> {
+  const kills = new Map<string, string>();
+  if (!existsSync(MUTATION_REPORT)) {
+    process.stdout.write(`No ${relative(ROOT, MUTATION_REPORT)}: run npm run mutation for Stryker's evidence.\n`);
+    return kills;
+  }
+  const report = JSON.parse(readFileSync(MUTATION_REPORT, 'utf8')) as StrykerReport;
+  const checkNames = new Map<string, string>();
+  for (const [file, { tests }] of Object.entries(report.testFiles ?? {})) {
+    if (!file.startsWith('conformance/checks/')) continue;
+    for (const test of tests) checkNames.set(test.id, test.name.replace(/^[^:]*: /, ''));
+  }
+  for (const [file, { mutants }] of Object.entries(report.files)) {
+    for (const mutant of mutants) {
+      if (mutant.status !== 'Killed') continue;
+      for (const id of mutant.killedBy ?? []) {
+        const behaviour = checkNames.get(id);
+        if (behaviour !== undefined && !kills.has(behaviour)) {
+          kills.set(behaviour, `${mutant.mutatorName} at ${file}:${mutant.location.start.line}`);
+        }
+      }
+    }
+  }
+  return kills;
+}
+
+interface StrykerReport {
+  files: Record<string, { mutants: { status: string; mutatorName: string; killedBy?: string[]; location: { start: { line: number } } }[] }>;
+  testFiles?: Record<string, { tests: { id: string; name: string }[] }>;
+}
+
+/** A copy of the repository to break, sharing node_modules with this one. */
+function makeWorkspace(): string {
+  const workspace = mkdtempSync(join(tmpdir(), 'mailtwin-mutant-'));
+  cpSync(ROOT, workspace, {
+    recursive: true,
+    filter: (source) => !NOT_COPIED.has(relative(ROOT, source).split('/')[0] ?? ''),
+  });
+  symlinkSync(join(ROOT, 'node_modules'), join(workspace, 'node_modules'), 'dir');
+  return workspace;
+}
+
+function runNamedMutants(list: readonly NamedMutant[]): MutantOutcome[] {
+  if (list.length === 0) return [];
+  const workspace = makeWorkspace();
+  const outcomes: MutantOutcome[] = [];
+  try {
+    for (const mutant of list) {
+      const started = performance.now();
+      const outcome = runOne(workspace, mutant);
+      outcomes.push(outcome);
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      process.stdout.write(`${outcome.caught ? 'caught  ' : 'SURVIVED'} ${mutant.id} ${mutant.rule} (${seconds} s) ${outcome.detail}\n`);
+    }
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+  return outcomes;
+}
+
+/** Breaks the copy, runs the one check that must catch it, and mends the copy again. */
+function runOne(workspace: string, mutant: NamedMutant): MutantOutcome {
+  const path = join(workspace, mutant.file);
+  const original = readFileSync(path, 'utf8');
+  writeFileSync(path, applyMutant(original, mutant));
+  const reportDir = mkdtempSync(join(tmpdir(), 'mailtwin-mutant-report-'));
+  try {
+    const run = spawnSync(
+      process.execPath,
+      [
+        join(workspace, 'bin/mailtwin-conformance.js'),
+        '--filter', mutant.caughtBy, '--seed', '1', '--num-runs', '10',
+        '--report', 'json', '--report-dir', reportDir,
+      ],
+      { cwd: workspace, encoding: 'utf8', timeout: 300_000, env: { ...process.env, NO_COLOR: '1' } },
+    );
+    const reportPath = join(reportDir, 'report.json');
+    if (!existsSync(reportPath)) {
+      return { mutant, caught: false, detail: `no report (exit ${run.status}): ${run.stderr.slice(-600)}` };
+    }
+    const report = JSON.parse(readFileSync(reportPath, 'utf8')) as JsonReport;
+    const check = report.checks.find((c) => behaviourOf(c) === mutant.caughtBy);
+    if (check === undefined) {
+      return { mutant, caught: false, detail: `no check is named "${mutant.caughtBy}"` };
+    }
+    return check.state === 'failed'
+      ? { mutant, caught: true, detail: firstLine(check.errors) }
+      : { mutant, caught: false, detail: `"${mutant.caughtBy}" ${check.state} against the mutant` };
+  } finally {
+    writeFileSync(path, original);
+    rmSync(reportDir, { recursive: true, force: true });
+  }
+}
+
+function render(checks: string[], outcomes: MutantOutcome[], partial: boolean) {
+  const lines: string[] = [];
+  const md: string[] = ['# Every check can fail', '', `Generated by \`npm run can-fail\` on ${new Date().toISOString()}.`, ''];
+  const unproven: string[] = [];
+  if (!partial) {
+    md.push('| Check | Fails against the Prism mock | Kills a Stryker mutant | Catches a named mutant |', '|---|---|---|---|');
+    for (const behaviour of checks) {
+      const found = evidence.get(behaviour) ?? {};
+      const proven = found.mock !== undefined || found.stryker !== undefined || found.named !== undefined;
+      if (!proven) unproven.push(behaviour);
+      const cell = (text?: string) => (text ?? '').replace(/\|/g, '\\|');
+      md.push(`| ${cell(behaviour)} | ${cell(found.mock)} | ${cell(found.stryker)} | ${cell(found.named)} |`);
+      const how = [found.mock && 'mock', found.stryker && 'stryker', found.named && 'named'].filter(Boolean).join('+');
+      lines.push(`${proven ? 'can fail' : 'NEITHER '}  ${how.padEnd(19)} ${behaviour}`);
+    }
+  }
+  const survived = outcomes.filter((o) => !o.caught);
+  md.push('', '## Named mutants', '', '| Id | Rule | Bug | Caught by | Result |', '|---|---|---|---|---|');
+  for (const { mutant, caught, detail } of outcomes) {
+    md.push(`| ${mutant.id} | ${mutant.rule} | ${mutant.bug} | ${mutant.caughtBy} | ${caught ? 'caught' : 'SURVIVED'}: ${detail.replace(/\|/g, '\\|')} |`);
+  }
+  if (unproven.length > 0) md.push('', '## Checks that fail against neither', '', ...unproven.map((b) => `- ${b}`));
+  lines.push(
+    '',
+    partial ? '' : `Checks: ${checks.length - unproven.length}/${checks.length} shown able to fail; ${unproven.length} against neither`,
+    `Named mutants: ${outcomes.length - survived.length}/${outcomes.length} caught${survived.length > 0 ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`,
+  );
+  return { markdown: `${md.join('\n')}\n`, console: lines.join('\n'), ok: unproven.length === 0 && survived.length === 0 };
+}
