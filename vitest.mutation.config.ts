@@ -1,13 +1,15 @@
 import { defineConfig } from 'vitest/config';
 
 // The fast test set Stryker runs against each mutant (`npm run mutation`): the domain's unit
-// tests, the signer's, and every conformance check against the in-process emulator with a
+// tests, the dispatcher's and routes' tests, the signer's, and every conformance check against the in-process emulator with a
 // fixed seed and few runs per property. No Prism, no browser.
 export default defineConfig({
   test: {
     include: [
       'emulator/src/domain/**/*.test.ts',
       'emulator/src/services/**/*.test.ts',
+      'emulator/src/webhooks/**/*.test.ts',
+      'emulator/src/routes/**/*.test.ts',
       'tests/unit/webhook-verifier.test.ts',
       'tests/unit/example-receiver.test.ts',
       'conformance/checks/**/*.check.ts',

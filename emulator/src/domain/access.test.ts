@@ -40,7 +40,21 @@ describe('API key secrets (§2.1)', () => {
     expect(lookupOf('sk-short')).toBeUndefined();
   });
 
-  it('match only their own hash', () => {
+  it('are exactly sk-, 12 lookup and 32 secret characters: nothing before or after is taken', () => {
+    expect(lookupOf(` ${secret}`)).toBeUndefined();
+    expect(lookupOf(`x${secret}`)).toBeUndefined();
+    expect(lookupOf(`${secret}x`)).toBeUndefined();
+    expect(lookupOf(`${secret}\n`)).toBeUndefined();
+    expect(() => composeKeySecret('short', '0123456789abcdefghijABCDEFGHIJkl')).toThrow(
+      /lookup must be 12 and random 32 base62 characters/,
+    );
+    expect(() => composeKeySecret('abcdefABCDEF', 'not-base62-not-base62-not-base62')).toThrow();
+  });
+
+  it('match only their own hash, and the dummy hash compared for an unknown key never matches', () => {
+    // An unknown lookup is compared against a dummy hash so timing does not tell; even the
+    // dummy's own secret must not pass.
+    expect(secretMatches('sk-000000000000_00000000000000000000000000000000', undefined)).toBe(false);
     expect(secretMatches(secret, hashSecret(secret))).toBe(true);
     expect(secretMatches(`${secret.slice(0, -1)}m`, hashSecret(secret))).toBe(false);
     expect(secretMatches(secret, undefined)).toBe(false);

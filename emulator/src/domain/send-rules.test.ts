@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../errors.ts';
 import { pickBody } from './message-body.ts';
-import { checkRecipientCount } from './recipients.ts';
+import { checkRecipientCount, requireAddress } from './recipients.ts';
 import {
   checkCallerVariables,
   checkVariablesSupplied,
@@ -10,6 +10,16 @@ import {
   variablesUsed,
 } from './templates.ts';
 import { forwardSubject, replyRecipients, replySubject, replyThreading } from './threading.ts';
+
+function refusalMessage(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError) return error.message;
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
 
 function refusal(run: () => unknown): { code: string; field?: string } {
   try {
@@ -110,6 +120,25 @@ describe('recipients and bodies (§4.3 rules 1-2, D-10)', () => {
       field: 'text',
     });
     expect(pickBody({}, { optional: true })).toBeUndefined();
+  });
+
+  it('says in the message what was counted or given, and quotes at most 100 characters of a bad address', () => {
+    const lists: [string, number][] = [
+      ['to', 1],
+      ['cc', 30],
+      ['bcc', 40],
+    ];
+    expect(refusalMessage(() => checkRecipientCount(lists))).toBe(
+      'At most 50 combined recipients (to, cc, bcc); got 71.',
+    );
+    expect(refusalMessage(() => pickBody({ markdown: 'a', html: 'b', text: 'c' }))).toBe(
+      'Give exactly one of markdown, html or text; got markdown and html and text.',
+    );
+    const long = 'x'.repeat(300);
+    expect(refusal(() => requireAddress(long, 'cc[2]'))).toEqual({ code: 'invalid_address', field: 'cc[2]' });
+    expect(refusalMessage(() => requireAddress(long, 'cc[2]'))).toBe(
+      `cc[2] is not an email address: ${'x'.repeat(100)}`,
+    );
   });
 });
 

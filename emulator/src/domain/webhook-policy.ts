@@ -15,7 +15,7 @@ export const DEFAULT_DELIVERY_TIMEOUT_MS = 10_000;
 
 /** When the next attempt is due after `attempts` failed ones, or null when there is none. */
 export function nextAttemptAt(attempts: number, lastAttemptAt: Date): Date | null {
-  if (attempts >= MAX_ATTEMPTS) return null;
+  // After the 7th attempt (MAX_ATTEMPTS) there is no delay left in the table.
   const delay = RETRY_DELAYS_MS[attempts - 1];
   return delay === undefined ? null : new Date(lastAttemptAt.getTime() + delay);
 }
