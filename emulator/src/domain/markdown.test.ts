@@ -304,7 +304,8 @@ describe('renderMarkdown: sanitizer against XSS vectors', () => {
       }),
       { numRuns: 1000 },
     );
-  });
+    // 1,000 renders take about 2 s on an idle machine; a busy one must not fail it for time.
+  }, 60_000);
 });
 
 describe('renderMarkdown: plain-text part (§4.3)', () => {
