@@ -271,10 +271,25 @@ rule(
       ).toEqual([]);
 
       await control.enableWebhook(webhook.id);
-      await inbound(control, mailbox, 'after re-enable');
+      expect(await control.webhook(webhook.id), 're-enabling resets the count (D-35)').toMatchObject({
+        status: 'active',
+        consecutiveFailures: 0,
+      });
+      // Counted afresh: one failure after re-enabling must not pause the webhook again.
+      receiver.answerWith(() => ({ status: 503 }));
+      await inbound(control, mailbox, 'one failure after re-enable');
       await receiver.waitFor(17);
       await settle(control);
-      expect(JSON.parse(receiver.deliveries[16]!.rawBody.toString())).toMatchObject({
+      expect(
+        await control.webhook(webhook.id),
+        'one failed attempt after re-enabling counts 1, not 16',
+      ).toMatchObject({ status: 'active', consecutiveFailures: 1 });
+
+      receiver.answerWith(() => ({ status: 200 }));
+      await inbound(control, mailbox, 'after re-enable');
+      await receiver.waitFor(18);
+      await settle(control);
+      expect(JSON.parse(receiver.deliveries[17]!.rawBody.toString())).toMatchObject({
         data: { subject: 'after re-enable' },
       });
       expect(await control.webhook(webhook.id)).toMatchObject({

@@ -15,8 +15,9 @@
  *   npm run can-fail                     everything
  *   npm run can-fail -- --only M-3,M-7   just these named mutants (no mock run)
  *   npm run can-fail -- --no-mock        skip the Prism mock run
+ *   npm run can-fail -- --jobs 4         mutants run at once, each in its own copy (default: cores)
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -27,7 +28,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { JsonReport } from '../../conformance/src/report-json.ts';
@@ -53,8 +54,13 @@ interface MutantOutcome {
 }
 
 const { values } = parseArgs({
-  options: { only: { type: 'string' }, 'no-mock': { type: 'boolean', default: false } },
+  options: {
+    only: { type: 'string' },
+    'no-mock': { type: 'boolean', default: false },
+    jobs: { type: 'string', default: String(availableParallelism()) },
+  },
 });
+const jobs = Math.max(1, Number.parseInt(values.jobs, 10) || 1);
 const only = values.only?.split(',').map((id) => id.trim());
 const mutants = only === undefined ? CATALOGUE : CATALOGUE.filter((m) => only.includes(m.id));
 if (only !== undefined && mutants.length !== only.length) {
@@ -81,7 +87,7 @@ if (allChecks.length === 0) allChecks = listChecks();
 
 for (const [behaviour, mutant] of strykerKills()) note(behaviour, 'stryker', mutant);
 
-const outcomes = runNamedMutants(mutants);
+const outcomes = await runNamedMutants(mutants, jobs);
 for (const outcome of outcomes) {
   if (outcome.caught) note(outcome.mutant.caughtBy, 'named', `${outcome.mutant.id} (${outcome.mutant.rule}): ${outcome.mutant.bug}`);
 }
@@ -100,7 +106,9 @@ function behaviourOf(check: JsonReport['checks'][number]): string {
 /** The first line of a failure that says what went wrong (not the "Rule broken while…" heading). */
 function firstLine(errors: string[]): string {
   const lines = (errors[0] ?? '').split('\n').map((line) => line.trim());
-  const telling = lines.find((line) => line !== '' && !line.startsWith('Rule broken while checking'));
+  const telling =
+    lines.find((line) => /^(AssertionError|[A-Za-z]*Error)\b|expected /.test(line)) ??
+    lines.find((line) => line !== '' && !line.startsWith('Rule broken while checking'));
   return (telling ?? lines.find((line) => line !== '') ?? '').slice(0, 200);
 }
 
@@ -174,43 +182,49 @@ function makeWorkspace(): string {
   return workspace;
 }
 
-function runNamedMutants(list: readonly NamedMutant[]): MutantOutcome[] {
-  if (list.length === 0) return [];
-  const workspace = makeWorkspace();
-  const outcomes: MutantOutcome[] = [];
-  try {
-    for (const mutant of list) {
-      const started = performance.now();
-      const outcome = runOne(workspace, mutant);
-      outcomes.push(outcome);
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`${outcome.caught ? 'caught  ' : 'SURVIVED'} ${mutant.id} ${mutant.rule} (${seconds} s) ${outcome.detail}\n`);
+/** Runs the mutants `jobs` at a time, each worker in its own copy; results in catalogue order. */
+async function runNamedMutants(list: readonly NamedMutant[], jobs: number): Promise<MutantOutcome[]> {
+  const outcomes = new Array<MutantOutcome>(list.length);
+  let next = 0;
+  const worker = async () => {
+    const workspace = makeWorkspace();
+    try {
+      while (next < list.length) {
+        const index = next++;
+        const mutant = list[index]!;
+        const started = performance.now();
+        const outcome = await runOne(workspace, mutant);
+        outcomes[index] = outcome;
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        process.stdout.write(`${outcome.caught ? 'caught  ' : 'SURVIVED'} ${mutant.id} ${mutant.rule} (${seconds} s) ${outcome.detail}\n`);
+      }
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
     }
-  } finally {
-    rmSync(workspace, { recursive: true, force: true });
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, list.length) }, worker));
   return outcomes;
 }
 
 /** Breaks the copy, runs the one check that must catch it, and mends the copy again. */
-function runOne(workspace: string, mutant: NamedMutant): MutantOutcome {
+async function runOne(workspace: string, mutant: NamedMutant): Promise<MutantOutcome> {
   const path = join(workspace, mutant.file);
   const original = readFileSync(path, 'utf8');
   writeFileSync(path, applyMutant(original, mutant));
   const reportDir = mkdtempSync(join(tmpdir(), 'mailtwin-mutant-report-'));
   try {
-    const run = spawnSync(
-      process.execPath,
+    const { status, stderr } = await runChild(
       [
         join(workspace, 'bin/mailtwin-conformance.js'),
         '--filter', mutant.caughtBy, '--seed', '1', '--num-runs', '10',
         '--report', 'json', '--report-dir', reportDir,
       ],
-      { cwd: workspace, encoding: 'utf8', timeout: 300_000, env: { ...process.env, NO_COLOR: '1' } },
+      workspace,
+      300_000,
     );
     const reportPath = join(reportDir, 'report.json');
     if (!existsSync(reportPath)) {
-      return { mutant, caught: false, detail: `no report (exit ${run.status}): ${run.stderr.slice(-600)}` };
+      return { mutant, caught: false, detail: `no report (exit ${status}): ${stderr.slice(-600)}` };
     }
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as JsonReport;
     const check = report.checks.find((c) => behaviourOf(c) === mutant.caughtBy);
@@ -224,6 +238,24 @@ function runOne(workspace: string, mutant: NamedMutant): MutantOutcome {
     writeFileSync(path, original);
     rmSync(reportDir, { recursive: true, force: true });
   }
+}
+
+/** A child node process; killed when it outlives `timeoutMs` (a hung check is not a catch). */
+function runChild(args: string[], cwd: string, timeoutMs: number): Promise<{ status: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, {
+      cwd,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stderr });
+    });
+  });
 }
 
 function render(checks: string[], outcomes: MutantOutcome[], partial: boolean) {
