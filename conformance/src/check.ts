@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { it } from 'vitest';
-import { ApiClient } from './client.ts';
+import { ApiClient, NoAnswer } from './client.ts';
 import { readRunConfig, type Need, type RunConfig } from './config.ts';
 import { describeExchange, type Exchange } from './exchange.ts';
 import { offeredNeeds, selectCheck } from './profiles.ts';
@@ -112,6 +112,7 @@ export function rule(
         ...(target.kind === 'live' ? { mailboxes: target.mailboxes ?? [] } : {}),
         ...(limiter === undefined ? {} : { limiter }),
         counter: counts,
+        requestTimeoutMs: run.requestTimeoutMs,
       });
       const property = <T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>) =>
         checkProperty(log, counts, arbitrary, predicate);
@@ -184,20 +185,32 @@ async function checkProperty<T>(
 ): Promise<void> {
   // A refusal of the suite (safety.ts) is not a counterexample: stop trying cases and skip.
   let refusal: SafetyRefusal | undefined;
+  // A request that got no answer is the finding itself. Shrinking would wait the whole
+  // --request-timeout again for every smaller case that hangs, so every later case passes
+  // untried: fast-check then keeps the case that hung, and its exchanges stay in the log.
+  let hang: { error: NoAnswer; value: T } | undefined;
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => {
-      if (refusal !== undefined) return;
+      if (refusal !== undefined || hang !== undefined) return;
       log.length = 0; // keep only the exchanges of the case being tried
       try {
         await predicate(value);
       } catch (error) {
         if (error instanceof SafetyRefusal) refusal = error;
-        else throw error;
+        else if (error instanceof NoAnswer) {
+          hang = { error, value };
+          throw error;
+        } else throw error;
       }
     }),
   );
   counts.cases += details.numRuns;
   if (refusal !== undefined) throw refusal;
+  if (hang !== undefined) {
+    throw new Error(
+      `${hang.error.message}\n\nThe case that hung (not shrunk, not re-run: each try would wait the whole timeout; replay with seed ${details.seed}):\n${fc.stringify(hang.value)}`,
+    );
+  }
   if (!details.failed || details.counterexample === null) {
     if (details.failed) throw new Error(fc.defaultReportMessage(details) ?? 'the property failed');
     return;

@@ -34,6 +34,7 @@ describe('parseConformanceArgs', () => {
       strict: false,
       maxRps: null,
       workerMaxRps: null,
+      requestTimeoutMs: 20_000,
       target: { kind: 'emulator' },
     });
   });
@@ -68,6 +69,7 @@ describe('parseConformanceArgs', () => {
       strict: true,
       maxRps: null,
       workerMaxRps: null,
+      requestTimeoutMs: 20_000,
       target: { kind: 'emulator' },
     });
   });
@@ -83,6 +85,7 @@ describe('parseConformanceArgs', () => {
       strict: false,
       maxRps: 20,
       workerMaxRps: 20,
+      requestTimeoutMs: 20_000,
       target: {
         kind: 'live',
         baseUrl: BASE,
@@ -321,6 +324,13 @@ describe('parseConformanceArgs: profiles, safety, reports and shards', () => {
 
   it.each(['-1', 'fast', '1e3', ''])('refuses --max-rps %j', (raw) => {
     expect(refusal([`--max-rps=${raw}`]).message).toContain('--max-rps must be a number');
+  });
+
+  it('gives each request 20 s by default, or --request-timeout milliseconds', () => {
+    expect(parse(live)).toMatchObject({ requestTimeoutMs: 20_000 });
+    expect(parse(['--request-timeout', '1500'])).toMatchObject({ requestTimeoutMs: 1500 });
+    expect(refusal(['--request-timeout', '0']).message).toContain('--request-timeout');
+    expect(refusal(['--request-timeout', 'soon']).message).toContain('--request-timeout');
   });
 
   it('takes --report as a comma list, without repeats, and --report-dir', () => {

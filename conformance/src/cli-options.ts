@@ -5,6 +5,9 @@ import { PROFILES, PROFILE_NAMES, isProfileName } from './profiles.ts';
 export const REPORT_FORMATS = ['console', 'junit', 'json', 'html'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
+/** How long one request may go unanswered (`--request-timeout`), headers and body included. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 20_000;
+
 /** Requests per second against a live target unless `--max-rps` says otherwise. */
 export const LIVE_DEFAULT_MAX_RPS = 20;
 
@@ -28,6 +31,8 @@ Target:
   --control-token <t>     Its bearer token (or set MAILTWIN_CONTROL_TOKEN)
   --max-rps <n>           At most n requests per second over the whole run (default: 20 against
                           --base-url, no limit in process; 0 for no limit)
+  --request-timeout <ms>  How long one request may go unanswered, body included, before its check
+                          fails, naming it (default 20000)
 
 Run:
   --profile <name>        Which checks run and how strictly (default full):
@@ -86,6 +91,7 @@ export function parseConformanceArgs(
         'control-url': { type: 'string' },
         'control-token': { type: 'string' },
         'max-rps': { type: 'string' },
+        'request-timeout': { type: 'string' },
         profile: { type: 'string' },
         seed: { type: 'string' },
         'num-runs': { type: 'string' },
@@ -143,6 +149,10 @@ export function parseConformanceArgs(
     maxRps,
     // Split among the workers by the CLI once it knows how many there are.
     workerMaxRps: maxRps,
+    requestTimeoutMs:
+      values['request-timeout'] === undefined
+        ? DEFAULT_REQUEST_TIMEOUT_MS
+        : integer('--request-timeout', values['request-timeout'], 1, 3_600_000),
     reports: reportList(values.report),
     reportDir: reportDir(values['report-dir']),
     shard: values.shard === undefined ? undefined : shard(values.shard),

@@ -60,6 +60,7 @@ export async function main(argv: string[]): Promise<number> {
     numRuns: run.numRuns,
     profile: run.profile,
     workerMaxRps: run.maxRps === null ? null : run.maxRps / workers,
+    requestTimeoutMs: run.requestTimeoutMs,
   };
   process.env[RUN_CONFIG_ENV] = encodeRunConfig(config);
   const target =

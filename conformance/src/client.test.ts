@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiClient, type ClientPolicy } from './client.ts';
+import { ApiClient, NoAnswer, type ClientPolicy } from './client.ts';
+import type { Exchange } from './exchange.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { SafetyRefusal, UndeclaredWrite } from './safety.ts';
 import type { SpecValidator } from './spec-validator.ts';
@@ -106,5 +107,45 @@ describe('ApiClient policy', () => {
     const { api } = client({ writes: false, limiter });
     for (let i = 0; i < 3; i += 1) await api.request({ path: '/mailboxes' });
     expect(sleeps).toEqual([100, 200]);
+  });
+});
+
+describe('ApiClient deadline (--request-timeout)', () => {
+  /** A target that sends its status and headers at once but a body that never ends. */
+  function stalling(received: Request[]): Target {
+    const { target } = fakeTarget();
+    return {
+      ...target,
+      fetch: async (request) => {
+        received.push(request);
+        const body = new ReadableStream({ start: () => {} });
+        return new Response(body, { headers: { 'Content-Type': 'application/json' } });
+      },
+    };
+  }
+
+  it('fails a request whose body never completes with NoAnswer naming it, and aborts it', async () => {
+    const received: Request[] = [];
+    const log: Exchange[] = [];
+    const api = new ApiClient(stalling(received), VALIDATOR, log, {
+      writes: true,
+      requestTimeoutMs: 50,
+    });
+    const started = performance.now();
+    const failure = api.request({ method: 'PATCH', path: '/emails/e1', body: 'null' });
+    await expect(failure).rejects.toThrow(NoAnswer);
+    await expect(failure).rejects.toThrow(
+      'no complete answer to PATCH https://mail.example.com/openapi/v1/emails/e1 within 50 ms',
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
+    expect(received.map((request) => request.signal.aborted), 'its request was aborted').toEqual([
+      true,
+    ]);
+    expect(log[0]?.response, 'the exchange is logged without a response').toBeUndefined();
+  });
+
+  it('lets a prompt answer through untouched', async () => {
+    const { api } = client({ writes: true, requestTimeoutMs: 1_000 });
+    expect((await api.request({ path: '/mailboxes' })).status).toBe(200);
   });
 });

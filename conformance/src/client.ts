@@ -39,6 +39,19 @@ export class ContractViolation extends Error {
   }
 }
 
+/** No complete answer (status, headers and body) came within the request deadline. */
+export class NoAnswer extends Error {
+  override name = 'NoAnswer';
+  constructor(
+    readonly exchange: Exchange,
+    timeoutMs: number,
+  ) {
+    super(
+      `no complete answer to ${exchange.request.method} ${exchange.request.url} within ${timeoutMs} ms (--request-timeout): every request must be answered, bad input included`,
+    );
+  }
+}
+
 /** What a client may send, how fast, and where it counts what it sent. */
 export interface ClientPolicy {
   /**
@@ -52,6 +65,8 @@ export interface ClientPolicy {
   limiter?: RateLimiter;
   /** Counts every request sent, control plane and public URLs included. */
   counter?: { requests: number };
+  /** How long a request may take, answer body included (`--request-timeout`); none when unset. */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -97,10 +112,10 @@ export class ApiClient {
 
     await this.policy.limiter?.acquire();
     if (this.policy.counter !== undefined) this.policy.counter.requests += 1;
-    const response = await this.target.fetch(
-      new Request(url, { method, headers, body: body ?? null }),
+    const { response, bytes } = await this.exchangeWithin(
+      exchange,
+      (signal) => new Request(url, { method, headers, body: body ?? null, signal }),
     );
-    const bytes = new Uint8Array(await response.arrayBuffer());
     const text = new TextDecoder().decode(bytes);
     exchange.response = {
       status: response.status,
@@ -133,6 +148,39 @@ export class ApiClient {
         }
       },
     };
+  }
+
+  /**
+   * Sends the request and reads the whole answer, or throws NoAnswer once the deadline passes.
+   * The abort closes a socket to a live target; the race also ends a wait on a target that
+   * ignores the signal (the in-process emulator).
+   */
+  private async exchangeWithin(
+    exchange: Exchange,
+    build: (signal: AbortSignal | undefined) => Request,
+  ): Promise<{ response: Response; bytes: Uint8Array }> {
+    const timeoutMs = this.policy.requestTimeoutMs;
+    const read = async (signal?: AbortSignal) => {
+      const response = await this.target.fetch(build(signal));
+      return { response, bytes: new Uint8Array(await response.arrayBuffer()) };
+    };
+    if (timeoutMs === undefined) return read();
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        abort.abort();
+        reject(new NoAnswer(exchange, timeoutMs));
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([read(abort.signal), deadline]);
+    } catch (error) {
+      if (abort.signal.aborted) throw new NoAnswer(exchange, timeoutMs);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** Throws before anything is sent when the request breaks the policy (safety.ts). */

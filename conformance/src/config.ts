@@ -53,6 +53,8 @@ export interface RunConfig {
    * workers, so the whole run stays within it); null for no limit.
    */
   workerMaxRps: number | null;
+  /** How long one request may take, answer body included, before its check fails. */
+  requestTimeoutMs: number;
 }
 
 export const RUN_CONFIG_ENV = 'MAILTWIN_CONFORMANCE_CONFIG';
@@ -69,6 +71,7 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
     numRuns: 50,
     profile: 'full',
     workerMaxRps: null,
+    requestTimeoutMs: 20_000,
   };
   const raw = env[RUN_CONFIG_ENV];
   if (raw === undefined || raw === '') return defaults;

@@ -67,4 +67,22 @@ describe('the emulator app', () => {
     expect(text).not.toContain('secret internal detail');
     expect(logged).toHaveLength(1);
   });
+
+  it('does not log the failure of a request whose client has gone away', async () => {
+    const logged: unknown[] = [];
+    const deps = defaultDeps({ spec, logError: (e) => logged.push(e) });
+    deps.store.directory.findKeyByLookup = () => {
+      throw new Error('aborted');
+    };
+    const gone = new AbortController();
+    gone.abort();
+    const response = await createApp(deps).request(
+      new Request('http://127.0.0.1/openapi/v1/mailboxes', {
+        headers: { Authorization: `Bearer sk-abcdefghijkl_${'x'.repeat(32)}` },
+        signal: gone.signal,
+      }),
+    );
+    expect(response.status).toBe(500);
+    expect(logged).toEqual([]);
+  });
 });

@@ -185,7 +185,8 @@ export function createApp(
   // One renderer for every failure (§7): the spec's Error schema, a fitting status, no stack.
   app.onError((error, c) => {
     const { apiError, unexpected } = toApiError(error);
-    if (unexpected) deps.logError(error);
+    // A client that went away mid-request (its body cut short) is no fault of ours to report.
+    if (unexpected && !c.req.raw.signal.aborted) deps.logError(error);
     return renderError(c, apiError);
   });
 

@@ -88,7 +88,7 @@ function signatureArtifacts(): ProxyArtifact[] {
       because:
         'Prism drops a JSON body that parses to null (or false, 0, "") but forwards its Content-Length, so the emulator waits for a body that never comes',
       explains: (errors) =>
-        /^Test timed out in \d+ms/m.test(errors) &&
+        /no complete answer to (?:PATCH|POST) \S+ within \d+ ms \(--request-timeout\)/.test(errors) &&
         unansweredForwards(prism.log(), `${emulator.origin}/openapi/v1`).length > 0,
     },
   ];
