@@ -54,7 +54,9 @@ describe('API key secrets (§2.1)', () => {
   it('match only their own hash, and the dummy hash compared for an unknown key never matches', () => {
     // An unknown lookup is compared against a dummy hash so timing does not tell; even the
     // dummy's own secret must not pass.
-    expect(secretMatches('sk-000000000000_00000000000000000000000000000000', undefined)).toBe(false);
+    expect(secretMatches('sk-000000000000_00000000000000000000000000000000', undefined)).toBe(
+      false,
+    );
     expect(secretMatches(secret, hashSecret(secret))).toBe(true);
     expect(secretMatches(`${secret.slice(0, -1)}m`, hashSecret(secret))).toBe(false);
     expect(secretMatches(secret, undefined)).toBe(false);

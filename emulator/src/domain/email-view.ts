@@ -41,8 +41,5 @@ const SNIPPET_LENGTH = 200;
 export function snippetOf(text: string | null): string {
   if (text === null) return '';
   const collapsed = text.replace(/\s+/g, ' ').trim();
-  const codePoints = [...collapsed];
-  return codePoints.length <= SNIPPET_LENGTH
-    ? collapsed
-    : codePoints.slice(0, SNIPPET_LENGTH).join('');
+  return [...collapsed].slice(0, SNIPPET_LENGTH).join('');
 }

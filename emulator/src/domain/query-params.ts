@@ -24,7 +24,8 @@ export function parseTimestampParam(name: string, raw: string): string {
   const dateTime = DATE_TIME.exec(raw);
   const date = dateTime ?? FULL_DATE.exec(raw);
   if (date === null) throw invalid;
-  const [, y, mo, d, h = '00', mi = '00', s = '00'] = date;
+  // A full date has no time fields: Number(undefined) is NaN, which no bound below rejects.
+  const [, y, mo, d, h, mi, s] = date;
   if (
     !validCalendarDate(Number(y), Number(mo), Number(d)) ||
     Number(h) > 23 ||
@@ -46,8 +47,8 @@ export function parseTimestampParam(name: string, raw: string): string {
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 function validCalendarDate(year: number, month: number, day: number): boolean {
-  if (month < 1 || month > 12 || day < 1) return false;
   const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  // A month outside 1-12 has no entry, so no day is valid in it.
   const days = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
-  return day <= days;
+  return day >= 1 && day <= days;
 }

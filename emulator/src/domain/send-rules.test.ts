@@ -135,7 +135,10 @@ describe('recipients and bodies (§4.3 rules 1-2, D-10)', () => {
       'Give exactly one of markdown, html or text; got markdown and html and text.',
     );
     const long = 'x'.repeat(300);
-    expect(refusal(() => requireAddress(long, 'cc[2]'))).toEqual({ code: 'invalid_address', field: 'cc[2]' });
+    expect(refusal(() => requireAddress(long, 'cc[2]'))).toEqual({
+      code: 'invalid_address',
+      field: 'cc[2]',
+    });
     expect(refusalMessage(() => requireAddress(long, 'cc[2]'))).toBe(
       `cc[2] is not an email address: ${'x'.repeat(100)}`,
     );
@@ -197,5 +200,18 @@ describe('reply and forward (D-22, D-23)', () => {
       replyTo: [{ address: 'noreply-handler@partner.test', name: null }],
     };
     expect(replyRecipients(withReplyTo, 'alice@acme.test', false).to).toEqual(withReplyTo.replyTo);
+  });
+
+  it('replies to every recipient of its own sent message, and to itself for a note it sent itself', () => {
+    const me = { address: 'alice@acme.test', name: null };
+    const zed = { address: 'zed@x.test', name: null };
+    const yan = { address: 'yan@x.test', name: null };
+    const sent = { ...original, from: me, to: [zed, yan], cc: [] };
+    expect(replyRecipients(sent, me.address, false)).toEqual({ to: [zed, yan], cc: [] });
+    const note = { ...original, from: me, to: [me], cc: [] };
+    expect(replyRecipients(note, me.address, false)).toEqual({ to: [me], cc: [] });
+    // Someone else's message whose Reply-To is this mailbox: nobody else to answer.
+    const bounced = { ...original, replyTo: [me], to: [me], cc: [] };
+    expect(replyRecipients(bounced, me.address, false)).toEqual({ to: [], cc: [] });
   });
 });

@@ -47,6 +47,21 @@ describe('unsubscribe links (D-24)', () => {
     expect(addressOfUnsubscribeToken('key-1', token)).toBeUndefined();
   });
 
+  it('refuse a token whose address part carries characters outside base64url, though it decodes the same', () => {
+    const [encoded, signature] = unsubscribeToken('key-1', 'bob@partner.test').split('.');
+    for (const altered of [
+      `!${encoded}`,
+      `${encoded}!`,
+      `${encoded}=`,
+      `${encoded!.slice(0, 3)}!${encoded!.slice(3)}`,
+    ]) {
+      expect(
+        addressOfUnsubscribeToken('key-1', `${altered}.${signature}`),
+        altered,
+      ).toBeUndefined();
+    }
+  });
+
   it('cannot be moved to another address by editing the address part', () => {
     const [, signature] = unsubscribeToken('key-1', 'bob@partner.test').split('.');
     const forged = `${Buffer.from('eve@partner.test').toString('base64url')}.${signature}`;

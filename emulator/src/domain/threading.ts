@@ -7,7 +7,7 @@ export function replySubject(subject: string): string {
 
 /** D-23: `Fwd: ` once; an existing `Fwd:`/`Fw:` is kept. */
 export function forwardSubject(subject: string): string {
-  return /^\s*(fwd?|fw)\s*:/i.test(subject) ? subject : `Fwd: ${subject}`;
+  return /^\s*fwd?\s*:/i.test(subject) ? subject : `Fwd: ${subject}`;
 }
 
 /** D-22: In-Reply-To is the original Message-ID; References the original's plus its Message-ID. */

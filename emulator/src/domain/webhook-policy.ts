@@ -4,7 +4,14 @@
  */
 
 /** Delays before retries 1..6, each counted from the previous attempt: 7 attempts in all. */
-export const RETRY_DELAYS_MS = [60_000, 5 * 60_000, 30 * 60_000, 2 * 3_600_000, 6 * 3_600_000, 12 * 3_600_000] as const;
+export const RETRY_DELAYS_MS = [
+  60_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  6 * 3_600_000,
+  12 * 3_600_000,
+] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
 /** Consecutive failed attempts, across deliveries, after which a webhook is paused. */

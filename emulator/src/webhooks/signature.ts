@@ -18,10 +18,7 @@ export function signatureFor(
   timestamp: string,
   rawBody: Uint8Array | string,
 ): string {
-  const body = typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
-  const digest = createHmac('sha256', Buffer.from(secret, 'utf8'))
-    .update(Buffer.from(`${timestamp}.`, 'utf8'))
-    .update(body)
-    .digest('hex');
+  // node:crypto takes a string key or input as its UTF-8 bytes, so strings need no conversion.
+  const digest = createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
   return `sha256=${digest}`;
 }

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../errors.ts';
+import { parseBooleanParam, parseTimestampParam } from './query-params.ts';
+
+function refusal(run: () => unknown): { code: string; field?: string; message: string } {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError)
+      return {
+        code: error.code,
+        message: error.message,
+        ...(error.field ? { field: error.field } : {}),
+      };
+    throw error;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('dateFrom and dateTo (D-18)', () => {
+  it.each([
+    ['2026-10-31', '2026-10-31T00:00:00.000Z'],
+    ['2026-10-01T23:59:59Z', '2026-10-01T23:59:59.000Z'],
+    ['2026-10-01t10:00:00z', '2026-10-01T10:00:00.000Z'],
+    ['2026-10-01T00:30:00+01:00', '2026-09-30T23:30:00.000Z'],
+    ['2026-10-01T10:00:00.9999999Z', '2026-10-01T10:00:00.999Z'],
+    ['2000-02-29', '2000-02-29T00:00:00.000Z'],
+    ['2026-01-31', '2026-01-31T00:00:00.000Z'],
+    ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z'],
+    ['9999-12-31T23:59:59Z', '9999-12-31T23:59:59.000Z'],
+  ])('takes %s as %s (sub-millisecond digits truncated, never rounded up)', (raw, iso) => {
+    expect(parseTimestampParam('dateFrom', raw)).toBe(iso);
+  });
+
+  it.each([
+    ['2026-10-00', 'day 0'],
+    ['2026-00-10', 'month 0'],
+    ['2026-04-31', 'April 31'],
+    ['1900-02-29', 'February 29 of a century year that is not a leap year'],
+    ['2023-02-29', 'February 29 of a common year'],
+    ['2026-10-01T10:60:00Z', 'minute 60'],
+    ['2026-10-01T10:00:60Z', 'second 60'],
+    ['2026-10-01T10:00Z', 'no seconds'],
+    [' 2026-10-01', 'leading space'],
+    ['2026-10-01T10:00:00Z ', 'trailing space'],
+    ['0000-01-01T00:00:00+01:00', 'an instant before year 0000'],
+    ['9999-12-31T23:59:59-01:00', 'an instant after year 9999'],
+  ])('refuses %s (%s) with invalid_field naming the parameter and the accepted forms', (raw) => {
+    expect(refusal(() => parseTimestampParam('dateTo', raw))).toEqual({
+      code: 'invalid_field',
+      field: 'dateTo',
+      message:
+        'dateTo must be an RFC 3339 date-time with a time zone (2026-11-01T00:00:00Z) or a date (2026-11-01).',
+    });
+  });
+});
+
+describe('read and starred (D-19)', () => {
+  it('take exactly true and false', () => {
+    expect(parseBooleanParam('read', 'true')).toBe(true);
+    expect(parseBooleanParam('read', 'false')).toBe(false);
+    expect(refusal(() => parseBooleanParam('starred', 'TRUE'))).toEqual({
+      code: 'invalid_field',
+      field: 'starred',
+      message: 'starred must be true or false.',
+    });
+  });
+});
