@@ -476,6 +476,10 @@ rule(
       '',
       'A paragraph with **bold**, _emphasis_ and [a link](https://example.test/page).',
       '',
+      ...[2, 3, 4, 5, 6].flatMap((n) => [`${'#'.repeat(n)} Level ${n}`, '']),
+      'First line with a hard break  ',
+      'second line with [a plain link](http://example.test/plain) and ![chart](http://example.test/chart.png?from=data:feed)',
+      '',
       '- first item',
       '- second item',
       '',
@@ -492,17 +496,44 @@ rule(
       ['<em>emphasis</em>', /<(em|i)\b[^>]*>emphasis<\/\1>/],
       ['a link to https://example.test/page', /<a\b[^>]*href="https:\/\/example\.test\/page"/],
       ['<ul> with <li>first item</li>', /<ul\b[^>]*>\s*<li\b[^>]*>\s*first item\s*<\/li>/],
+      ...[2, 3, 4, 5, 6].map(
+        (n) =>
+          [
+            `<h${n}>Level ${n}</h${n}>`,
+            new RegExp(`<h${n}\\b[^>]*>\\s*Level ${n}\\s*</h${n}>`),
+          ] as const,
+      ),
+      ['a <br> for the hard line break', /a hard break\s*<br\b[^>]*>\s*second line/],
+      ['a link to http://example.test/plain', /<a\b[^>]*href="http:\/\/example\.test\/plain"/],
+      [
+        'an http image (its URL merely contains "data:")',
+        /<img\b[^>]*src="http:\/\/example\.test\/chart\.png\?from=data:feed"/,
+      ],
     ] as const) {
       expect(pattern.test(html), `the HTML has ${what}:\n${html}`).toBe(true);
     }
     expect(scriptableParts(html), `scriptable parts in:\n${html}`).toEqual([]);
     expect(sent.text, 'Markdown also supplies the text part').not.toBeNull();
     const text = sent.text ?? '';
-    for (const words of ['Title here', 'bold', 'emphasis', 'a link', 'first item', 'second item'])
+    for (const words of [
+      'Title here',
+      'bold',
+      'emphasis',
+      'a link',
+      ...[2, 3, 4, 5, 6].map((n) => `Level ${n}`),
+      'a plain link',
+      'first item',
+      'second item',
+    ])
       expect(text.includes(words), `the text part has "${words}":\n${text}`).toBe(true);
-    expect(/<\/?(h1|strong|em|ul|li|p|a)\b/i.test(text), `no HTML tags in the text:\n${text}`).toBe(
-      false,
-    );
+    expect(
+      /a hard break *\r?\n *second line/.test(text),
+      `the hard break is a line break:\n${text}`,
+    ).toBe(true);
+    expect(
+      /<\/?(h[1-6]|strong|em|ul|li|p|a|br|img)\b/i.test(text),
+      `no HTML tags in the text:\n${text}`,
+    ).toBe(false);
     expect(text.includes('alert("x")'), 'script content is not text').toBe(false);
     const copy = await w.get((await w.listed(box1, 'inbox'))[0]!.id);
     expect(copy.html, 'the recipient gets the same HTML').toBe(sent.html);

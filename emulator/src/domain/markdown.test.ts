@@ -116,6 +116,83 @@ describe('renderMarkdown: HTML part (§4.3)', () => {
     ).toBe('<td align="center">a</td><td>b</td><th align="right">c</th>');
   });
 
+  it('renders h3 to h6 headings, hard line breaks, and http links and images', () => {
+    expect(
+      html(
+        '### Three\n\n#### Four\n\n##### Five\n\n###### Six\n\n' +
+          'line one  \nline two: [site](http://example.com/a) ![chart](http://example.com/c.png)',
+      ),
+    ).toBe(
+      '<h3>Three</h3>\n<h4>Four</h4>\n<h5>Five</h5>\n<h6>Six</h6>\n' +
+        '<p>line one<br />\nline two: <a href="http://example.com/a">site</a> ' +
+        '<img src="http://example.com/c.png" alt="chart" /></p>\n',
+    );
+  });
+
+  it('keeps raw b, i, del, sup and div elements', () => {
+    expect(
+      html(
+        'Say <b>bold</b>, <i>italic</i>, <del>old</del> and x<sup>2</sup>.\n\n<div>A raw block</div>',
+      ),
+    ).toBe(
+      '<p>Say <b>bold</b>, <i>italic</i>, <del>old</del> and x<sup>2</sup>.</p>\n<div>A raw block</div>',
+    );
+  });
+
+  it('keeps anchor names, image sizes and table cell spans', () => {
+    expect(
+      sanitizeEmailHtml(
+        '<a name="top">Top</a> <img src="cid:logo" alt="logo" width="120" height="40">' +
+          '<table><tr><th rowspan="2">Name</th><th colspan="2">Score</th></tr>' +
+          '<tr><td colspan="2">both</td><td rowspan="2">one</td></tr></table>',
+      ),
+    ).toBe(
+      '<a name="top">Top</a> <img src="cid:logo" alt="logo" width="120" height="40" />' +
+        '<table><tr><th rowspan="2">Name</th><th colspan="2">Score</th></tr>' +
+        '<tr><td colspan="2">both</td><td rowspan="2">one</td></tr></table>',
+    );
+  });
+
+  it('turns justify and text-align styles (spaced, or after other declarations) into align', () => {
+    expect(
+      sanitizeEmailHtml(
+        '<td align="justify">a</td><td style="color: red; text-align: right">b</td>' +
+          '<th style="text-align : center ;">c</th><td style="mytext-align: left">d</td>',
+      ),
+    ).toBe('<td align="justify">a</td><td align="right">b</td><th align="center">c</th><td>d</td>');
+  });
+
+  it('keeps an image URL that merely contains data:, drops a data: source that is not wholly a base64 raster image', () => {
+    expect(
+      sanitizeEmailHtml(
+        '<img src="https://example.com/img?from=data:feed" alt="a">' +
+          '<img src="data:text/html;base64,PHA+,data:image/png;base64,iVBORw0KGgo=" alt="b">' +
+          '<img src="data:image/png;base64,iVBORw0KGgo=%3Csvg%3E" alt="c">',
+      ),
+    ).toBe(
+      '<img src="https://example.com/img?from=data:feed" alt="a" /><img alt="b" /><img alt="c" />',
+    );
+  });
+
+  it.each([
+    ['textarea', 'Before<textarea>typed</textarea> after'],
+    ['option', 'Before<option>One</option> after'],
+    ['xmp', 'Before<xmp>listing</xmp> after'],
+    ['noscript', 'Before<noscript>Enable JavaScript</noscript> after'],
+    ['noembed', 'Before<noembed>fallback</noembed> after'],
+    ['noframes', 'Before<noframes>fallback</noframes> after'],
+    ['iframe', 'Before<iframe>fallback</iframe> after'],
+    ['template', 'Before<template>row</template> after'],
+    ['title', 'Before<title>Page</title> after'],
+    ['svg', 'Before<svg><text>label</text></svg> after'],
+    ['math', 'Before<math><mi>x</mi></math> after'],
+    ['object', 'Before<object>fallback</object> after'],
+    ['select', 'Before<select>choice</select> after'],
+    ['head', 'Before<head>meta</head> after'],
+  ])('drops a <%s> element together with its text', (_tag, input) => {
+    expect(sanitizeEmailHtml(input)).toBe('Before after');
+  });
+
   it('keeps cid: and raster data: images, drops SVG data: images and protocol-relative URLs', () => {
     const out = sanitizeEmailHtml(
       '<img src="cid:logo@mail" alt="a"><img src="data:image/png;base64,iVBORw0KGgo=" alt="b">' +
@@ -319,6 +396,15 @@ describe('renderMarkdown: plain-text part (§4.3)', () => {
     );
   });
 
+  it('numbers a list from its Markdown start, aligning items and continuation lines past 9', () => {
+    expect(text('9. nine\n10. ten  \n    continued')).toBe('9.  nine\n10. ten\n    continued');
+  });
+
+  it('indents nested numbered lists under their item, with no blank lines around them', () => {
+    expect(text('- a\n  1. b\n  2. c\n- d')).toBe('- a\n  1. b\n  2. c\n- d');
+    expect(text('1. a\n   1. b\n   2. c\n2. d')).toBe('1. a\n   1. b\n   2. c\n2. d');
+  });
+
   it('shows a bare URL once and mailto links as the address', () => {
     expect(text('Go to https://example.org or write to me@example.com')).toBe(
       'Go to https://example.org or write to me@example.com',
@@ -364,5 +450,19 @@ describe('htmlToPlainText for HTML bodies', () => {
         '<html><head><title>T</title><style>p{color:red}</style></head><body><h2>Hi</h2><p>there</p><script>x()</script></body></html>',
       ),
     ).toBe('Hi\n\nthere');
+  });
+
+  it('skips noscript, template and head content when there is no body element', () => {
+    expect(
+      htmlToPlainText(
+        '<head><title>T</title></head><p>Hi</p><noscript>Enable JavaScript</noscript><template><p>row</p></template>',
+      ),
+    ).toBe('Hi');
+  });
+
+  it('sets a numbered list apart from the text after it', () => {
+    expect(htmlToPlainText('<div>Steps:<ol><li>open</li><li>close</li></ol>Done.</div>')).toBe(
+      'Steps:\n1. open\n2. close\n\nDone.',
+    );
   });
 });
