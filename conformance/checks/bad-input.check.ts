@@ -116,3 +116,111 @@ rule(
   },
   { needs: ['control-plane'] },
 );
+
+rule(
+  ['4.2-R2', '4.2-R4', '4.2-R5', 'D-5', 'D-12', 'D-14'],
+  'refuses an unknown folder and an empty from or subject with 400 naming the parameter',
+  async ({ api, target }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    const mailbox = tenant.mailboxes[0] as string;
+    for (const [name, value, code] of [
+      ['folder', 'Inbox', 'invalid_folder'],
+      ['folder', 'later', 'invalid_folder'],
+      ['from', '', 'invalid_field'],
+      ['subject', '', 'invalid_field'],
+    ] as const) {
+      const response = await api.request({
+        path: '/emails',
+        query: { mailbox, [name]: value },
+        apiKey: tenant.key.secret,
+      });
+      expect(response.status, `${name}=${JSON.stringify(value)}`).toBe(400);
+      expect(response.json()).toMatchObject({ code, field: name });
+    }
+  },
+  { needs: ['control-plane'] },
+);
+
+rule(
+  ['4.2-R8', '4.2-R9', 'D-18'],
+  'refuses a malformed dateFrom or dateTo, or dateTo before dateFrom, with 400 invalid_field naming it, and takes dateTo equal to dateFrom as an empty range',
+  async ({ api, target }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    const mailbox = tenant.mailboxes[0] as string;
+    const apiKey = tenant.key.secret;
+    const { receivedAt } = await control.inject({
+      mailbox,
+      from: 'bob@partner.test',
+      subject: 'hello',
+      text: 'world',
+      receivedAt: '2026-10-01T10:00:00.000Z',
+    });
+    for (const [query, field] of [
+      [{ dateFrom: 'yesterday' }, 'dateFrom'],
+      [{ dateTo: 'yesterday' }, 'dateTo'],
+      [{ dateTo: '2026-10-01T10:00:00' }, 'dateTo'],
+      [{ dateFrom: '2026-10-02', dateTo: '2026-10-01' }, 'dateTo'],
+    ] as const) {
+      const response = await api.request({ path: '/emails', query: { mailbox, ...query }, apiKey });
+      expect(response.status, JSON.stringify(query)).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'invalid_field', field });
+    }
+    // Inclusive dateFrom and exclusive dateTo at the same instant: nothing, not an error.
+    const empty = await api.request({
+      path: '/emails',
+      query: { mailbox, dateFrom: receivedAt, dateTo: receivedAt },
+      apiKey,
+    });
+    expect(empty.status, 'dateTo equal to dateFrom').toBe(200);
+    expect(empty.json<{ emails: unknown[] }>().emails).toEqual([]);
+  },
+  { needs: ['control-plane'] },
+);
+
+rule(
+  ['4.2-R10', 'D-15'],
+  'refuses a limit below 1 or not an integer with 400 invalid_field naming limit',
+  async ({ api, target }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    const mailbox = tenant.mailboxes[0] as string;
+    for (const limit of ['0', '-1', '2.5', 'ten', '']) {
+      const response = await api.request({
+        path: '/emails',
+        query: { mailbox, limit },
+        apiKey: tenant.key.secret,
+      });
+      expect(response.status, `limit=${JSON.stringify(limit)}`).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'invalid_field', field: 'limit' });
+    }
+  },
+  { needs: ['control-plane'] },
+);
+
+rule(
+  ['4.2-R11', 'D-16', '7-R1'],
+  'refuses a made-up cursor, or a nextCursor with a character outside base64url added, with 400 invalid_cursor naming cursor',
+  async ({ api, target }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    const mailbox = tenant.mailboxes[0] as string;
+    const apiKey = tenant.key.secret;
+    for (let i = 0; i < 2; i += 1)
+      await control.inject({ mailbox, from: 'bob@partner.test', subject: `s${i}`, text: 'x' });
+    const { nextCursor } = (
+      await api.request({ path: '/emails', query: { mailbox, limit: 1 }, apiKey })
+    ).json<{ nextCursor: string }>();
+    expect(nextCursor).toEqual(expect.any(String));
+    const madeUp = [{}, null, 42, 'x', []].map((v) =>
+      Buffer.from(JSON.stringify(v), 'utf8').toString('base64url'),
+    );
+    for (const cursor of [`${nextCursor}!`, `!${nextCursor}`, `${nextCursor} `, ...madeUp]) {
+      const response = await api.request({ path: '/emails', query: { mailbox, cursor }, apiKey });
+      expect(response.status, `cursor=${JSON.stringify(cursor)}`).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'invalid_cursor', field: 'cursor' });
+    }
+  },
+  { needs: ['control-plane'] },
+);

@@ -7,16 +7,23 @@ import { ftsMatchExpression, searchWords } from './search.ts';
 const q = (params: Record<string, string>) =>
   parseListQuery(Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])));
 
+/** The refusal's code and field; its message must be there too (the Error schema's minLength 1). */
 function refusal(run: () => unknown): { code: string; field?: string } {
   try {
     run();
   } catch (error) {
-    if (error instanceof ApiError)
+    if (error instanceof ApiError) {
+      expect(error.message.trim(), `message of ${error.code}`).not.toBe('');
       return { code: error.code, ...(error.field ? { field: error.field } : {}) };
+    }
     throw error;
   }
   throw new Error('expected a refusal');
 }
+
+/** Any JSON content, encoded as base64url like a nextCursor. */
+const encodedLikeCursor = (content: unknown) =>
+  Buffer.from(JSON.stringify(content), 'utf8').toString('base64url');
 
 describe('GET /emails query parsing', () => {
   it('defaults to 25 per page and lower-cases the mailbox and substring filters', () => {
@@ -45,6 +52,12 @@ describe('GET /emails query parsing', () => {
     ],
     [{ mailbox: 'a@b.test', cursor: 'abc' }, 'invalid_cursor', 'cursor'],
     [{ mailbox: 'a@b.test', colour: 'red' }, 'invalid_field', 'colour'],
+    [{ mailbox: '' }, 'missing_field', 'mailbox'],
+    [{ mailbox: 'a@b.test', from: '' }, 'invalid_field', 'from'],
+    [{ mailbox: 'a@b.test', subject: '' }, 'invalid_field', 'subject'],
+    [{ mailbox: 'a@b.test', dateTo: 'yesterday' }, 'invalid_field', 'dateTo'],
+    [{ mailbox: 'a@b.test', limit: '00' }, 'invalid_field', 'limit'],
+    [{ mailbox: 'a@b.test', limit: '1000' }, 'limit_too_large', 'limit'],
   ])('refuses %j with %s naming %s', (params, code, field) => {
     expect(refusal(() => q(params as Record<string, string>))).toEqual({ code, field });
   });
@@ -63,6 +76,126 @@ describe('GET /emails query parsing', () => {
       code: 'invalid_cursor',
       field: 'cursor',
     });
+  });
+
+  it('names the unknown folder and the five folders in the invalid_folder message, as the spec example shows', () => {
+    expect(() => q({ mailbox: 'a@b.test', folder: 'later' })).toThrow(
+      'Unknown folder "later"; use one of inbox, sent, archive, spam, trash.',
+    );
+  });
+
+  it('refuses a parameter given twice (limit=5&limit=6) with invalid_field naming it', () => {
+    expect(refusal(() => parseListQuery({ mailbox: ['a@b.test'], limit: ['5', '6'] }))).toEqual({
+      code: 'invalid_field',
+      field: 'limit',
+    });
+  });
+
+  it.each([
+    ['mailbox', 320, '😀'],
+    ['q', 500, 'é'],
+    ['from', 320, 'b'],
+    ['subject', 998, '😀'],
+  ])(
+    'accepts %s of %i code points (D-9) and refuses one more with invalid_field naming it',
+    (name, max, char) => {
+      const params = (length: number) => ({ mailbox: 'a@b.test', [name]: char.repeat(length) });
+      expect(() => q(params(max))).not.toThrow();
+      expect(refusal(() => q(params(max + 1)))).toEqual({ code: 'invalid_field', field: name });
+    },
+  );
+
+  it('refuses folder and cursor values over their maxLength as invalid_field, before reading them', () => {
+    expect(refusal(() => q({ mailbox: 'a@b.test', folder: 'x'.repeat(33) }))).toEqual({
+      code: 'invalid_field',
+      field: 'folder',
+    });
+    expect(refusal(() => q({ mailbox: 'a@b.test', cursor: 'A'.repeat(1025) }))).toEqual({
+      code: 'invalid_field',
+      field: 'cursor',
+    });
+  });
+
+  it('reads limit with leading zeros as its integer (007 is 7, 000100 is 100), up to 64 characters', () => {
+    expect(q({ mailbox: 'a@b.test', limit: '007' }).limit).toBe(7);
+    expect(q({ mailbox: 'a@b.test', limit: '05' }).limit).toBe(5);
+    expect(q({ mailbox: 'a@b.test', limit: '000100' }).limit).toBe(100);
+    expect(q({ mailbox: 'a@b.test', limit: `${'0'.repeat(63)}5` }).limit).toBe(5);
+    expect(refusal(() => q({ mailbox: 'a@b.test', limit: `${'0'.repeat(64)}5` }))).toEqual({
+      code: 'invalid_field',
+      field: 'limit',
+    });
+  });
+
+  it('accepts dateTo equal to dateFrom: an empty half-open range, not dateTo before dateFrom (D-18)', () => {
+    expect(q({ mailbox: 'a@b.test', dateFrom: '2026-10-01', dateTo: '2026-10-01' }).filter).toEqual(
+      {
+        mailbox: 'a@b.test',
+        receivedFrom: '2026-10-01T00:00:00.000Z',
+        receivedBefore: '2026-10-01T00:00:00.000Z',
+      },
+    );
+  });
+});
+
+describe('cursors (D-16)', () => {
+  const query = { mailbox: 'a@b.test', folder: 'inbox' };
+  const at = '2026-10-01T00:00:00.000Z';
+  const cursor = encodeCursor({ receivedAt: at, id: 'X' }, q(query).fingerprint);
+  /** The cursor's decoded content, changed by `edit`, encoded again the way it came. */
+  const tampered = (edit: (content: unknown[]) => unknown) =>
+    encodedLikeCursor(edit(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'))));
+
+  it('gives back the position of an unchanged cursor', () => {
+    expect(q({ ...query, cursor }).after).toEqual({ receivedAt: at, id: 'X' });
+  });
+
+  it.each([
+    ['after', `${cursor}!`],
+    ['before', `!${cursor}`],
+    ['(a space) after', `${cursor} `],
+  ])(
+    'refuses a cursor with a character outside base64url %s it: invalid_cursor naming cursor',
+    (_, altered) => {
+      expect(refusal(() => q({ ...query, cursor: altered }))).toEqual({
+        code: 'invalid_cursor',
+        field: 'cursor',
+      });
+    },
+  );
+
+  it.each([
+    ['bytes that are not JSON', 'abc'],
+    ['a JSON object', encodedLikeCursor({ receivedAt: at, id: 'X' })],
+    ['JSON null', encodedLikeCursor(null)],
+    ['a JSON number', encodedLikeCursor(42)],
+    ['a non-string part', tampered(([t, , f]) => [t, 7, f])],
+    ['a part added', tampered((parts) => [...parts, 'more'])],
+    ['a part removed', tampered((parts) => parts.slice(0, 2))],
+    ['text before the timestamp', tampered(([t, i, f]) => [`x${String(t)}`, i, f])],
+    ['text after the timestamp', tampered(([t, i, f]) => [`${String(t)}x`, i, f])],
+  ])('refuses a cursor altered to hold %s with invalid_cursor naming cursor', (_, altered) => {
+    expect(refusal(() => q({ ...query, cursor: altered }))).toEqual({
+      code: 'invalid_cursor',
+      field: 'cursor',
+    });
+  });
+
+  it.each([
+    ['outside base64url', `${cursor}!`],
+    ['not JSON', 'abc'],
+    ['with a part added', tampered((parts) => [...parts, 'more'])],
+  ])(
+    'tells the client to pass back nextCursor unchanged when the cursor is %s (§4.2)',
+    (_, altered) => {
+      expect(() => q({ ...query, cursor: altered })).toThrow(/pass back nextCursor unchanged/);
+    },
+  );
+
+  it('tells the client a cursor of other filters belongs to another query', () => {
+    expect(() => q({ ...query, folder: 'trash', cursor })).toThrow(
+      /belongs to a query with other mailbox or filters/,
+    );
   });
 });
 

@@ -37,6 +37,13 @@ const BAD_INPUT = {
   anyQuery: 'answers any generated query string with 200 or a 4xx naming the field, never a 5xx',
   booleans: 'accepts exactly true and false for read and starred',
   mailbox: 'requires the mailbox parameter',
+  folderAndText:
+    'refuses an unknown folder and an empty from or subject with 400 naming the parameter',
+  dates:
+    'refuses a malformed dateFrom or dateTo, or dateTo before dateFrom, with 400 invalid_field naming it, and takes dateTo equal to dateFrom as an empty range',
+  limit: 'refuses a limit below 1 or not an integer with 400 invalid_field naming limit',
+  cursor:
+    'refuses a made-up cursor, or a nextCursor with a character outside base64url added, with 400 invalid_cursor naming cursor',
 };
 
 const EMAIL_STATE = {
@@ -740,5 +747,41 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     replace: `    this.owner(input.ownerId);
     const name = requireText(input.name, 'name', 200).slice(0, 16);`,
     caughtBy: SHAPES.keyName,
+  },
+  {
+    id: 'M-66',
+    rule: 'D-12',
+    bug: 'an empty from or subject filter is ignored instead of refused',
+    file: 'emulator/src/domain/list-query.ts',
+    find: "if (value === '') throw new ApiError('invalid_field', `${name} must not be empty.`, name);",
+    replace: "if (value === '') continue;",
+    caughtBy: BAD_INPUT.folderAndText,
+  },
+  {
+    id: 'M-67',
+    rule: 'D-18',
+    bug: 'a dateTo earlier than dateFrom is taken as an empty range instead of refused',
+    file: 'emulator/src/domain/list-query.ts',
+    find: 'filter.receivedBefore < filter.receivedFrom\n',
+    replace: 'filter.receivedBefore < filter.receivedFrom &&\n    false\n',
+    caughtBy: BAD_INPUT.dates,
+  },
+  {
+    id: 'M-68',
+    rule: '4.2-R10',
+    bug: 'limit=0 is accepted (as an empty page) instead of refused',
+    file: 'emulator/src/domain/list-query.ts',
+    find: 'if (!/^\\d+$/.test(raw) || /^0+$/.test(raw)) {',
+    replace: 'if (!/^\\d+$/.test(raw)) {',
+    caughtBy: BAD_INPUT.limit,
+  },
+  {
+    id: 'M-69',
+    rule: 'D-16',
+    bug: 'a cursor is decoded without checking its characters, so a nextCursor with junk added still pages on',
+    file: 'emulator/src/domain/list-query.ts',
+    find: "if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid('pass back nextCursor unchanged.');",
+    replace: '',
+    caughtBy: BAD_INPUT.cursor,
   },
 ];
