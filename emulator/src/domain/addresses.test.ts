@@ -36,6 +36,7 @@ describe('email addresses (D-11)', () => {
     ['"Stone, Bob" <bob@acme.test>', { address: 'bob@acme.test', name: 'Stone, Bob' }],
     ['"Bob \\"B\\" Stone" <bob@acme.test>', { address: 'bob@acme.test', name: 'Bob "B" Stone' }],
     ['"" <bob@acme.test>', { address: 'bob@acme.test', name: null }],
+    ['" <bob@acme.test>', { address: 'bob@acme.test', name: '"' }],
     ['Bob" <bob@acme.test>', { address: 'bob@acme.test', name: 'Bob"' }],
     ['"Bob <bob@acme.test>', { address: 'bob@acme.test', name: '"Bob' }],
   ])('parses %j', (input, expected) => {

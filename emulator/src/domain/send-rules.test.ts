@@ -210,6 +210,8 @@ describe('reply and forward (D-22, D-23)', () => {
     expect(replyRecipients(sent, me.address, false)).toEqual({ to: [zed, yan], cc: [] });
     const note = { ...original, from: me, to: [me], cc: [] };
     expect(replyRecipients(note, me.address, false)).toEqual({ to: [me], cc: [] });
+    const twice = { ...original, from: me, to: [me, { address: me.address, name: 'Me' }], cc: [] };
+    expect(replyRecipients(twice, me.address, false), 'itself once').toEqual({ to: [me], cc: [] });
     // Someone else's message whose Reply-To is this mailbox: nobody else to answer.
     const bounced = { ...original, replyTo: [me], to: [me], cc: [] };
     expect(replyRecipients(bounced, me.address, false)).toEqual({ to: [], cc: [] });
