@@ -1,25 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.ts';
+import { refusal } from '../testing/refusal.ts';
 import { encodeCursor, parseListQuery } from './list-query.ts';
 import { parseTimestampParam } from './query-params.ts';
 import { ftsMatchExpression, searchWords } from './search.ts';
 
 const q = (params: Record<string, string>) =>
   parseListQuery(Object.fromEntries(Object.entries(params).map(([k, v]) => [k, [v]])));
-
-/** The refusal's code and field; its message must be there too (the Error schema's minLength 1). */
-function refusal(run: () => unknown): { code: string; field?: string } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) {
-      expect(error.message.trim(), `message of ${error.code}`).not.toBe('');
-      return { code: error.code, ...(error.field ? { field: error.field } : {}) };
-    }
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 /** Any JSON content, encoded as base64url like a nextCursor. */
 const encodedLikeCursor = (content: unknown) =>

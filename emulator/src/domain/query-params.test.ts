@@ -1,21 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.ts';
+import { refusal, refusalMessage } from '../testing/refusal.ts';
 import { parseBooleanParam, parseTimestampParam } from './query-params.ts';
-
-function refusal(run: () => unknown): { code: string; field?: string; message: string } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError)
-      return {
-        code: error.code,
-        message: error.message,
-        ...(error.field ? { field: error.field } : {}),
-      };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('dateFrom and dateTo (D-18)', () => {
   it.each([
@@ -47,12 +32,11 @@ describe('dateFrom and dateTo (D-18)', () => {
     ['0000-01-01T00:00:00+01:00', 'an instant before year 0000'],
     ['9999-12-31T23:59:59-01:00', 'an instant after year 9999'],
   ])('refuses %s (%s) with invalid_field naming the parameter and the accepted forms', (raw) => {
-    expect(refusal(() => parseTimestampParam('dateTo', raw))).toEqual({
-      code: 'invalid_field',
-      field: 'dateTo',
-      message:
-        'dateTo must be an RFC 3339 date-time with a time zone (2026-11-01T00:00:00Z) or a date (2026-11-01).',
-    });
+    const run = () => parseTimestampParam('dateTo', raw);
+    expect(refusal(run)).toEqual({ code: 'invalid_field', field: 'dateTo' });
+    expect(refusalMessage(run)).toBe(
+      'dateTo must be an RFC 3339 date-time with a time zone (2026-11-01T00:00:00Z) or a date (2026-11-01).',
+    );
   });
 });
 
@@ -63,7 +47,9 @@ describe('read and starred (D-19)', () => {
     expect(refusal(() => parseBooleanParam('starred', 'TRUE'))).toEqual({
       code: 'invalid_field',
       field: 'starred',
-      message: 'starred must be true or false.',
     });
+    expect(refusalMessage(() => parseBooleanParam('starred', 'TRUE'))).toBe(
+      'starred must be true or false.',
+    );
   });
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.ts';
+import { refusal, refusalMessage } from '../testing/refusal.ts';
 import { pickBody } from './message-body.ts';
 import { checkRecipientCount, requireAddress } from './recipients.ts';
 import {
@@ -10,27 +10,6 @@ import {
   variablesUsed,
 } from './templates.ts';
 import { forwardSubject, replyRecipients, replySubject, replyThreading } from './threading.ts';
-
-function refusalMessage(run: () => unknown): string {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error.message;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
-
-function refusal(run: () => unknown): { code: string; field?: string } {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError)
-      return { code: error.code, ...(error.field ? { field: error.field } : {}) };
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('templates (§2.6, D-24)', () => {
   it('finds {{name}} with or without inner spaces, in order of first use', () => {
