@@ -134,25 +134,7 @@ class SendCommand implements Command {
     expect(response.status, 'POST /emails/send').toBe(201);
     const sent = response.json<Detail>();
     const hashes = this.attach === null ? [] : [sha256(this.attach)];
-    model.emails.set(sent.id, {
-      folder: 'sent',
-      read: true,
-      starred: false,
-      subject,
-      attachments: hashes,
-    });
-    // The inbox copy: the one email of this subject not yet in the model.
-    const inbox = (await listAll(real, 'inbox')).filter(
-      (e) => e.subject === subject && !model.emails.has(e.id),
-    );
-    expect(inbox.length, `one inbox copy of "${subject}"`).toBe(1);
-    model.emails.set(inbox[0]!.id, {
-      folder: 'inbox',
-      read: false,
-      starred: false,
-      subject,
-      attachments: hashes,
-    });
+    await recordSentToSelf(model, real, sent.id, subject, hashes, `one inbox copy of "${subject}"`);
   }
   toString = () =>
     `send(${JSON.stringify(this.subject)}${this.attach === null ? '' : `, ${this.attach.length} bytes attached`})`;
@@ -277,26 +259,41 @@ class ReplyCommand implements Command {
     const sent = response.json<Detail>();
     const subject = /^re:/i.test(original.subject) ? original.subject : `Re: ${original.subject}`;
     expect(sent.subject).toBe(subject);
-    model.emails.set(sent.id, {
-      folder: 'sent',
-      read: true,
-      starred: false,
-      subject,
-      attachments: [],
-    });
-    const copies = (await listAll(real, 'inbox')).filter(
-      (e) => e.subject === subject && !model.emails.has(e.id),
-    );
-    expect(copies.length, 'the reply reaches the mailbox once').toBe(1);
-    model.emails.set(copies[0]!.id, {
-      folder: 'inbox',
-      read: false,
-      starred: false,
-      subject,
-      attachments: [],
-    });
+    await recordSentToSelf(model, real, sent.id, subject, [], 'the reply reaches the mailbox once');
   }
   toString = () => `reply(#${this.pick})`;
+}
+
+/**
+ * A message the mailbox sent to itself is two emails: the sent copy (read) and one new unread
+ * inbox copy, found as the one email of its subject not yet in the model.
+ */
+async function recordSentToSelf(
+  model: MailboxModel,
+  real: Real,
+  sentId: string,
+  subject: string,
+  attachments: readonly string[],
+  expectation: string,
+): Promise<void> {
+  model.emails.set(sentId, {
+    folder: 'sent',
+    read: true,
+    starred: false,
+    subject,
+    attachments: [...attachments],
+  });
+  const copies = (await listAll(real, 'inbox')).filter(
+    (e) => e.subject === subject && !model.emails.has(e.id),
+  );
+  expect(copies.length, expectation).toBe(1);
+  model.emails.set(copies[0]!.id, {
+    folder: 'inbox',
+    read: false,
+    starred: false,
+    subject,
+    attachments: [...attachments],
+  });
 }
 
 /** Forwards an email of the mailbox to itself: body, subject (Fwd: once) and attachments reused. */
@@ -320,24 +317,14 @@ class ForwardCommand implements Command {
     expect(sent.attachments.length, 'the original attachments are forwarded').toBe(
       original.attachments.length,
     );
-    model.emails.set(sent.id, {
-      folder: 'sent',
-      read: true,
-      starred: false,
+    await recordSentToSelf(
+      model,
+      real,
+      sent.id,
       subject,
-      attachments: [...original.attachments],
-    });
-    const copies = (await listAll(real, 'inbox')).filter(
-      (e) => e.subject === subject && !model.emails.has(e.id),
+      original.attachments,
+      'the forward reaches the mailbox once',
     );
-    expect(copies.length, 'the forward reaches the mailbox once').toBe(1);
-    model.emails.set(copies[0]!.id, {
-      folder: 'inbox',
-      read: false,
-      starred: false,
-      subject,
-      attachments: [...original.attachments],
-    });
   }
   toString = () => `forward(#${this.pick})`;
 }
