@@ -191,8 +191,28 @@ describe('reply and forward (D-22, D-23)', () => {
     expect(replyRecipients(note, me.address, false)).toEqual({ to: [me], cc: [] });
     const twice = { ...original, from: me, to: [me, { address: me.address, name: 'Me' }], cc: [] };
     expect(replyRecipients(twice, me.address, false), 'itself once').toEqual({ to: [me], cc: [] });
+  });
+
+  it('replies to the mailbox itself when nobody else is left to answer (D-49)', () => {
+    const me = { address: 'alice@acme.test', name: 'Alice' };
+    const carol = { address: 'carol@partner.test', name: null };
+    // Mail from oneself to undisclosed recipients: no To at all.
+    const undisclosed = { ...original, from: me, replyTo: [], to: [], cc: [] };
+    for (const replyAll of [false, true]) {
+      expect(replyRecipients(undisclosed, me.address, replyAll)).toEqual({ to: [me], cc: [] });
+    }
+    // Its Cc stays a Cc with replyAll; the mailbox is still the one To.
+    const withCc = { ...undisclosed, cc: [carol] };
+    expect(replyRecipients(withCc, me.address, true)).toEqual({ to: [me], cc: [carol] });
+    expect(replyRecipients(withCc, me.address, false)).toEqual({ to: [me], cc: [] });
     // Someone else's message whose Reply-To is this mailbox: nobody else to answer.
-    const bounced = { ...original, replyTo: [me], to: [me], cc: [] };
-    expect(replyRecipients(bounced, me.address, false)).toEqual({ to: [], cc: [] });
+    const bounced = { ...original, replyTo: [{ ...me, name: null }], to: [me], cc: [] };
+    expect(replyRecipients(bounced, me.address, false)).toEqual({
+      to: [{ ...me, name: null }],
+      cc: [],
+    });
+    // A mailbox the original never names at all is addressed bare.
+    const unnamed = { ...original, from: { ...me, name: null }, to: [], cc: [], replyTo: [] };
+    expect(replyRecipients(unnamed, me.address, false).to).toEqual([{ ...me, name: null }]);
   });
 });

@@ -28,6 +28,8 @@ export function replyThreading(original: Pick<Email, 'messageId' | 'references'>
  * D-22: a reply goes to the original sender (its Reply-To when it has one); a reply to the
  * mailbox's own sent message goes to that message's recipients. With `replyAll`, every other
  * original To and Cc address joins, except the replying mailbox, each address once.
+ * D-49: when nobody but the replying mailbox is left (a note to oneself, mail from oneself to
+ * undisclosed recipients, a Reply-To naming the mailbox), the reply goes to the mailbox itself.
  */
 export function replyRecipients(
   original: Pick<Email, 'from' | 'to' | 'cc' | 'replyTo'>,
@@ -48,8 +50,17 @@ export function replyRecipients(
       return true;
     });
   let to = keep(primary);
-  if (own && to.length === 0) to = primary.slice(0, 1); // replying to a note sent to oneself
+  if (to.length === 0) to = [selfAddress(original, replyingMailbox)];
   if (!replyAll) return { to, cc: [] };
   const moreTo = own ? [] : keep(original.to);
   return { to: [...to, ...moreTo], cc: keep(original.cc) };
+}
+
+/** The replying mailbox as the original names it (keeping its display name), else bare. */
+function selfAddress(
+  original: Pick<Email, 'from' | 'to' | 'cc' | 'replyTo'>,
+  mailbox: string,
+): Address {
+  const named = [original.from, ...original.replyTo, ...original.to, ...original.cc];
+  return named.find((a) => a.address === mailbox) ?? { address: mailbox, name: null };
 }

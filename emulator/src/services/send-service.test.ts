@@ -16,7 +16,7 @@ async function world() {
   });
   const app = createApp(deps, services);
   const headers = { Authorization: `Bearer ${secret}` };
-  return { deps, app, headers };
+  return { deps, services, app, headers };
 }
 
 describe('attachment reuse (§2.4)', () => {
@@ -84,5 +84,32 @@ describe('{{unsubscribe_url}} (D-24)', () => {
     expect(refused.status).toBe(422);
     expect(await refused.json()).toMatchObject({ code: 'recipient_suppressed', field: 'to' });
     expect((await app.request(`${url!.slice(0, -3)}xyz`)).status).toBe(404);
+  });
+});
+
+describe('replies with nobody else to answer (D-49)', () => {
+  it('answers a reply to mail from the mailbox itself to undisclosed recipients, addressed to itself', async () => {
+    const { services, app, headers } = await world();
+    const received = services.inbound.injectJson({
+      mailbox: 'alice@acme.test',
+      from: 'Alice <alice@acme.test>',
+      to: [],
+      subject: 'Minutes',
+      text: 'to undisclosed recipients',
+    });
+    for (const replyAll of [false, true]) {
+      const response = await app.request(`/openapi/v1/emails/${received.id}/reply`, {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ text: 'noted', replyAll }),
+      });
+      expect(response.status, await response.clone().text()).toBe(201);
+      const reply = (await response.json()) as { to: unknown[]; cc: unknown[]; subject: string };
+      expect(reply).toMatchObject({
+        to: [{ address: 'alice@acme.test', name: 'Alice' }],
+        cc: [],
+        subject: 'Re: Minutes',
+      });
+    }
   });
 });
