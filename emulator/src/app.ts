@@ -5,9 +5,13 @@ import { DEFAULT_MAX_REQUEST_BYTES } from './cli-options.ts';
 import { ControllableClock } from './clock.ts';
 import { ApiError, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
+import { allowedMethods, pathMethodsOf, routeMethods } from './http/allowed-methods.ts';
+import { rateLimit } from './http/rate-limit.ts';
+import { SlidingWindowLimiter, type RateLimit } from './domain/rate-limit.ts';
 import { RequestValidator } from './http/request-validator.ts';
 import { cryptoIds, type Ids } from './ids.ts';
 import { controlRoutes } from './routes/control.ts';
+import { controlSpec } from './routes/control/body.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { emailRoutes } from './routes/emails.ts';
 import { mailboxRoutes } from './routes/mailboxes.ts';
@@ -47,6 +51,8 @@ export interface AppDeps {
   allowLoopbackWebhooks: boolean;
   /** D-30: the deadline of one delivery attempt. */
   webhookTimeoutMs: number;
+  /** D-38: `--rate-limit`, per API key; null for none. The control plane can change it. */
+  rateLimit: RateLimit | null;
   /** This instance's origin once it listens (set by `mailtwin serve`), for the demo sink. */
   selfOrigin: { value?: string };
   /** Where unexpected errors are reported; never into a response body. */
@@ -65,6 +71,7 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     resolver: overrides.resolver ?? systemResolver,
     allowLoopbackWebhooks: overrides.allowLoopbackWebhooks ?? false,
     webhookTimeoutMs: overrides.webhookTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
+    rateLimit: overrides.rateLimit ?? null,
     selfOrigin: overrides.selfOrigin ?? {},
     logError:
       overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
@@ -85,6 +92,8 @@ export interface Services {
   dispatcher: WebhookDispatcher;
   webhooks: WebhookService;
   sink: WebhookSink;
+  /** D-38: requests per API key, counted on the injected clock. */
+  rateLimiter: SlidingWindowLimiter;
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -134,6 +143,7 @@ export function createServices(deps: AppDeps): Services {
       deps.allowLoopbackWebhooks,
     ),
     sink: new WebhookSink(deps.store, deps.clock),
+    rateLimiter: new SlidingWindowLimiter(deps.rateLimit),
   };
 }
 
@@ -159,7 +169,12 @@ export function createApp(
   app.route('/openapi', docsRoutes(deps.spec));
 
   const api = new Hono<ApiEnv>();
-  api.use('*', limitBody, requireApiKey(deps.store));
+  api.use(
+    '*',
+    limitBody,
+    requireApiKey(deps.store),
+    rateLimit(services.rateLimiter, deps.clock),
+  );
   api.route('/mailboxes', mailboxRoutes());
   api.route('/emails', sendingRoutes(deps.store, services.send));
   api.route('/emails', emailRoutes(deps.store, services.requests));
@@ -172,15 +187,32 @@ export function createApp(
   app.route('/content', publicContentRoutes(services.uploads));
   app.route('/unsubscribe', unsubscribeRoutes(services.directory, services.unsubscribeKey));
 
-  app.notFound((c) =>
-    renderError(
+  const knownPaths = [
+    ...pathMethodsOf('/openapi/v1', deps.spec),
+    ...pathMethodsOf('/_mailtwin/v1', controlSpec()),
+    ...routeMethods(OTHER_ROUTES),
+  ];
+  app.notFound((c) => {
+    const { pathname } = new URL(c.req.url);
+    const allow = allowedMethods(knownPaths, pathname);
+    if (allow.length > 0) {
+      return renderError(
+        c,
+        new ApiError(
+          'method_not_allowed',
+          `${c.req.method} is not allowed on ${pathname}; allowed: ${allow.join(', ')}.`,
+        ),
+        { Allow: allow.join(', ') },
+      );
+    }
+    return renderError(
       c,
       new ApiError(
         'not_found',
-        `No such path: ${c.req.method} ${new URL(c.req.url).pathname}. API paths are under /openapi/v1, the control plane under /_mailtwin/v1.`,
+        `No such path: ${c.req.method} ${pathname}. API paths are under /openapi/v1, the control plane under /_mailtwin/v1.`,
       ),
-    ),
-  );
+    );
+  });
 
   // One renderer for every failure (§7): the spec's Error schema, a fitting status, no stack.
   app.onError((error, c) => {
@@ -193,8 +225,25 @@ export function createApp(
   return app;
 }
 
-function renderError(c: Context, error: ApiError): Response {
+/** Paths served outside the two contracts, with their methods, for 405 answers. */
+const OTHER_ROUTES = {
+  '/openapi/openapi.json': ['GET'],
+  '/openapi/docs': ['GET'],
+  '/openapi/docs/init.js': ['GET'],
+  '/openapi/docs/assets/{name}': ['GET'],
+  '/_mailtwin/sink': ['POST'],
+  '/content/attachments/{token}/{name}': ['GET'],
+  '/unsubscribe/{token}': ['GET'],
+} as const;
+
+function renderError(
+  c: Context,
+  error: ApiError,
+  extraHeaders: Record<string, string> = {},
+): Response {
   const headers: Record<string, string> =
-    error.status === 401 ? { 'WWW-Authenticate': 'Bearer realm="openapi"' } : {};
+    error.status === 401
+      ? { ...extraHeaders, 'WWW-Authenticate': 'Bearer realm="openapi"' }
+      : extraHeaders;
   return c.json(error.toBody(), error.status, headers);
 }

@@ -3,7 +3,7 @@ import type { Context } from 'hono';
 import { ApiError } from '../../errors.ts';
 import { readJsonObject } from '../../http/json-body.ts';
 import { RequestValidator } from '../../http/request-validator.ts';
-import { loadSpec } from '../../spec.ts';
+import { loadSpec, type OpenApiDocument } from '../../spec.ts';
 
 /** The control plane's contract, beside the API's (spec/control.yaml). */
 export const CONTROL_SPEC_PATH = fileURLToPath(
@@ -11,6 +11,13 @@ export const CONTROL_SPEC_PATH = fileURLToPath(
 );
 
 let shared: RequestValidator | undefined;
+let document: OpenApiDocument | undefined;
+
+/** spec/control.yaml, parsed once per process. */
+export function controlSpec(): OpenApiDocument {
+  document ??= loadSpec(CONTROL_SPEC_PATH);
+  return document;
+}
 
 /**
  * Checks request bodies against the request schemas of spec/control.yaml, as the API's routes
@@ -18,7 +25,7 @@ let shared: RequestValidator | undefined;
  * document is read once per process (every app of a test run shares it).
  */
 export function controlValidator(): RequestValidator {
-  shared ??= new RequestValidator(loadSpec(CONTROL_SPEC_PATH));
+  shared ??= new RequestValidator(controlSpec());
   return shared;
 }
 
