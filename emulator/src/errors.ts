@@ -21,7 +21,9 @@ export const ERROR_STATUS = {
   file_empty: 400,
   too_many_files: 400,
   invalid_multipart: 400,
+  invalid_message: 400,
   invalid_webhook_url: 400,
+  bad_request: 400,
   subject_too_long: 400,
   too_many_recipients: 400,
   limit_too_large: 400,
@@ -31,6 +33,7 @@ export const ERROR_STATUS = {
   missing_api_key: 401,
   invalid_api_key: 401,
   invalid_control_token: 401,
+  invalid_signature: 401,
   mailbox_not_found: 404,
   email_not_found: 404,
   attachment_not_found: 404,
@@ -39,9 +42,11 @@ export const ERROR_STATUS = {
   key_not_found: 404,
   webhook_not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   already_exists: 409,
   request_too_large: 413,
   unsupported_media_type: 415,
+  headers_too_large: 431,
   recipient_suppressed: 422,
   rate_limited: 429,
   internal_error: 500,
@@ -60,18 +65,42 @@ export interface ErrorBody {
   field?: string;
 }
 
+/** How many code points of a client's value an error repeats (D-58). */
+export const QUOTE_LIMIT = 100;
+
+/**
+ * A client's value as an error message may repeat it (D-58): at most 100 code points, then an
+ * ellipsis, so no answer grows with the input (a 3 MB owner ID is not sent back). Counted in
+ * code points (D-9), so an astral character is never cut in half. Adds no quotation marks.
+ */
+export function quoteForMessage(value: unknown): string {
+  const text = String(value);
+  if (text.length <= QUOTE_LIMIT) return text;
+  let quoted = '';
+  let count = 0;
+  for (const char of text) {
+    if (count === QUOTE_LIMIT) return `${quoted}…`;
+    quoted += char;
+    count += 1;
+  }
+  return quoted;
+}
+
 /** Thrown by routes and domain code; its status always follows from its code. */
 export class ApiError extends Error {
   readonly status: ErrorStatus;
+  /** The offending field; a name the client made up (an unknown member) is bounded (D-58). */
+  readonly field?: string;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly field?: string,
+    field?: string,
   ) {
     super(message);
     this.name = 'ApiError';
     this.status = ERROR_STATUS[code];
+    if (field !== undefined) this.field = quoteForMessage(field);
   }
 
   toBody(): ErrorBody {

@@ -30,8 +30,8 @@ export class WebhookSink {
     private readonly clock: Clock,
   ) {}
 
-  /** Returns the status a receiver answers (§6.3 rule 4: 401 for a bad signature). */
-  receive(headers: Headers, rawBody: Uint8Array): 200 | 401 {
+  /** Verifies and keeps one delivery; unverified ones are answered 401 (§6.3 rule 4). */
+  receive(headers: Headers, rawBody: Uint8Array): SinkRecord {
     const webhookId = headers.get('x-service-webhook-id');
     const secret = webhookId === null ? undefined : this.store.webhooks.secretOf(webhookId);
     const record: SinkRecord = {
@@ -56,7 +56,7 @@ export class WebhookSink {
     }
     this.records.unshift(record);
     this.records.length = Math.min(this.records.length, KEEP);
-    return record.verified ? 200 : 401;
+    return record;
   }
 
   /** Newest first. */
