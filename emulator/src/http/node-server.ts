@@ -1,0 +1,84 @@
+import { createServer, STATUS_CODES, type Server, type ServerOptions } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { getRequestListener, RequestError } from '@hono/node-server';
+import { ApiError, type ErrorCode } from '../errors.ts';
+
+/** Where and what to serve; the same fields `@hono/node-server`'s `serve()` takes. */
+export interface ServeSettings {
+  fetch: (request: Request) => Response | Promise<Response>;
+  port: number;
+  hostname: string;
+  serverOptions?: ServerOptions;
+}
+
+/**
+ * `@hono/node-server`'s `serve()`, except that requests refused before they reach the app get
+ * the Error shape too (§7): the adapter's own refusals (a bad `Host`, a backslash in the path)
+ * through its `errorHandler` hook, which `serve()` does not expose, and Node's parser
+ * refusals (malformed request line, headers too large) through the server's `clientError`.
+ */
+export function serveWithJsonErrors(
+  settings: ServeSettings,
+  listening: (info: AddressInfo) => void,
+): Server {
+  const listener = getRequestListener(settings.fetch, {
+    hostname: settings.hostname,
+    errorHandler: (error) => errorResponse(adapterRefusal(error)),
+  });
+  const server = createServer(settings.serverOptions ?? {}, listener);
+  server.on('clientError', answerClientError);
+  server.listen(settings.port, settings.hostname, () => {
+    listening(server.address() as AddressInfo);
+  });
+  return server;
+}
+
+/** The adapter refuses a request it cannot turn into a `Request`; anything else is ours. */
+export function adapterRefusal(error: unknown): ApiError {
+  if (error instanceof RequestError) {
+    return new ApiError('bad_request', `The request could not be read: ${error.message}.`);
+  }
+  return new ApiError('internal_error', 'An unexpected error occurred.');
+}
+
+function errorResponse(error: ApiError): Response {
+  return new Response(JSON.stringify(error.toBody()), {
+    status: error.status,
+    headers: { 'Content-Type': 'application/json' },
+  });
+}
+
+/** Node's parser codes for what it refuses, with the refusal each gets. */
+const CLIENT_ERRORS: Record<string, [ErrorCode, string]> = {
+  HPE_HEADER_OVERFLOW: ['headers_too_large', 'The request headers are too large.'],
+  ERR_HTTP_REQUEST_TIMEOUT: ['request_timeout', 'The request was not received in time.'],
+};
+
+/**
+ * Node answers a request it cannot parse with a bare status line; this writes the Error shape
+ * instead (the pattern of Node's own `clientError` documentation), then closes.
+ */
+export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const [code, message] = CLIENT_ERRORS[error.code ?? ''] ?? [
+    'bad_request',
+    'The request could not be parsed as HTTP/1.1.',
+  ];
+  socket.end(rawErrorResponse(new ApiError(code, message)));
+}
+
+/** A whole HTTP/1.1 response as bytes, for a socket no `ServerResponse` exists for. */
+export function rawErrorResponse(error: ApiError): string {
+  const body = JSON.stringify(error.toBody());
+  return (
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}\r\n` +
+    'Content-Type: application/json\r\n' +
+    `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+    'Connection: close\r\n\r\n' +
+    body
+  );
+}
