@@ -6,6 +6,7 @@ import { ControllableClock } from './clock.ts';
 import { ApiError, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
 import { allowedMethods, pathMethodsOf, routeMethods } from './http/allowed-methods.ts';
+import { parameterLimits } from './http/parameter-limits.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { SlidingWindowLimiter, type RateLimit } from './domain/rate-limit.ts';
 import { RequestValidator } from './http/request-validator.ts';
@@ -169,12 +170,8 @@ export function createApp(
   app.route('/openapi', docsRoutes(deps.spec));
 
   const api = new Hono<ApiEnv>();
-  api.use(
-    '*',
-    limitBody,
-    requireApiKey(deps.store),
-    rateLimit(services.rateLimiter, deps.clock),
-  );
+  api.use('*', limitBody, requireApiKey(deps.store), rateLimit(services.rateLimiter, deps.clock));
+  api.use('*', parameterLimits(deps.spec, '/openapi/v1'));
   api.route('/mailboxes', mailboxRoutes());
   api.route('/emails', sendingRoutes(deps.store, services.send));
   api.route('/emails', emailRoutes(deps.store, services.requests));

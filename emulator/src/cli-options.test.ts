@@ -24,6 +24,7 @@ const DEFAULTS = {
   allowLoopbackWebhooks: false,
   maxRequestBytes: 26214400,
   webhookTimeoutMs: 10000,
+  rateLimit: null,
 };
 
 describe('mailtwin serve options', () => {
@@ -113,6 +114,9 @@ describe('mailtwin serve options', () => {
       '--no-demo',
       '--control-token',
       '--allow-loopback-webhooks',
+      '--max-request-bytes',
+      '--webhook-timeout-ms',
+      '--rate-limit',
       '--help',
     ]) {
       expect(SERVE_HELP).toContain(flag);
@@ -133,5 +137,70 @@ describe('--max-request-bytes (D-27)', () => {
     expect(() => parseServeOptions([`--max-request-bytes=${value}`])).toThrow(
       /--max-request-bytes must be an integer of at least 1024/,
     );
+  });
+});
+
+describe('--rate-limit <n>/<window> (D-38)', () => {
+  it('sets no limit by default', () => {
+    expect(options([]).rateLimit).toBeNull();
+  });
+
+  it.each([
+    ['100/1m', 100, 60_000],
+    ['10/1s', 10, 1_000],
+    ['5000/1h', 5000, 3_600_000],
+    ['1/30s', 1, 30_000],
+    ['1000000/24h', 1_000_000, 86_400_000],
+    ['3/1440m', 3, 86_400_000],
+  ])('reads %s as %i requests per %i ms', (value, requests, windowMs) => {
+    expect(options(['--rate-limit', value]).rateLimit).toEqual({ requests, windowMs });
+    expect(options([`--rate-limit=${value}`]).rateLimit).toEqual({ requests, windowMs });
+  });
+
+  it.each([
+    [''],
+    ['100'],
+    ['100/'],
+    ['/1m'],
+    ['100/m'],
+    ['100/1'],
+    ['100/1ms'],
+    ['100/1d'],
+    ['100/1M'],
+    ['100 / 1m'],
+    ['100/1m '],
+    ['0/1m'],
+    ['100/0s'],
+    ['010/1m'],
+    ['100/01m'],
+    ['-1/1m'],
+    ['1.5/1m'],
+    ['100/1.5m'],
+    ['1e3/1m'],
+    ['100per1m'],
+  ])('refuses %j with the expected form in the reason', (value) => {
+    expect(() => parseServeOptions([`--rate-limit=${value}`])).toThrow(UsageError);
+    expect(() => parseServeOptions([`--rate-limit=${value}`])).toThrow(
+      `--rate-limit must be <requests>/<window>, the window a number and s, m or h (e.g. 100/1m, 10/1s, 5000/1h), got "${value}"`,
+    );
+  });
+
+  it.each([['1000001/1m'], ['99999999/1s']])('refuses %s: more than 1000000 requests', (value) => {
+    expect(() => parseServeOptions(['--rate-limit', value])).toThrow(
+      `--rate-limit allows 1 to 1000000 requests per window, got "${value}"`,
+    );
+  });
+
+  it.each([['1/25h'], ['1/86401s'], ['1/1441m'], ['1/99999999999h']])(
+    'refuses %s: a window longer than 24h',
+    (value) => {
+      expect(() => parseServeOptions(['--rate-limit', value])).toThrow(
+        `--rate-limit windows are 1s to 24h, got "${value}"`,
+      );
+    },
+  );
+
+  it('refuses --rate-limit without a value', () => {
+    expect(() => parseServeOptions(['--rate-limit'])).toThrow(UsageError);
   });
 });

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { RATE_LIMIT_BOUNDS, type RateLimit } from './domain/rate-limit.ts';
 
 /** The demo data `mailtwin serve` starts with unless told otherwise. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../../fixtures/demo.json', import.meta.url));
@@ -21,6 +22,8 @@ export interface ServeOptions {
   maxRequestBytes: number;
   /** D-30: how long one webhook delivery attempt may take. */
   webhookTimeoutMs: number;
+  /** D-38: `--rate-limit <n>/<window>`, per API key; null (the default) for none. */
+  rateLimit: RateLimit | null;
 }
 
 export const SERVE_HELP = `Usage: mailtwin serve [options]
@@ -46,6 +49,10 @@ Options:
                              25 MiB; spec/DECISIONS.md D-27); larger requests get 413
   --webhook-timeout-ms <n>   How long a webhook delivery attempt may take before it counts as
                              failed (default 10000; D-30)
+  --rate-limit <n>/<window>  Allow each API key n requests in any window, e.g. 100/1m, 10/1s,
+                             5000/1h (window: whole s, m or h, 1s to 24h; n: 1 to 1000000).
+                             Beyond it the API answers 429 rate_limited with Retry-After
+                             (default: no limit; D-38)
   -h, --help                 Show this help
 
 Exit status: 2 on bad configuration (a bad flag, an unreadable or invalid fixture, a database
@@ -85,6 +92,7 @@ export function parseServeOptions(
         'allow-loopback-webhooks': { type: 'boolean' },
         'max-request-bytes': { type: 'string' },
         'webhook-timeout-ms': { type: 'string' },
+        'rate-limit': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -115,6 +123,7 @@ export function parseServeOptions(
       values['max-request-bytes'] ?? String(DEFAULT_MAX_REQUEST_BYTES),
     ),
     webhookTimeoutMs: parseTimeout(values['webhook-timeout-ms'] ?? '10000'),
+    rateLimit: values['rate-limit'] === undefined ? null : parseRateLimit(values['rate-limit']),
   };
 }
 
@@ -126,6 +135,33 @@ function parseTimeout(raw: string): number {
     throw new UsageError(`--webhook-timeout-ms must be an integer from 1 to 9999999, got "${raw}"`);
   }
   return Number(raw);
+}
+
+const WINDOW_UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000 } as const;
+
+/**
+ * `<n>/<window>`: n a whole number of requests, the window a whole number of seconds, minutes
+ * or hours (`100/1m`, `10/1s`, `5000/1h`). Whole seconds only, because `Retry-After` is in
+ * whole seconds. Nothing else is accepted: no spaces, no leading zeros, no bare unit.
+ */
+export function parseRateLimit(raw: string): RateLimit {
+  const match = /^([1-9]\d*)\/([1-9]\d*)([smh])$/.exec(raw);
+  if (match === null) {
+    throw new UsageError(
+      `--rate-limit must be <requests>/<window>, the window a number and s, m or h (e.g. 100/1m, 10/1s, 5000/1h), got "${raw}"`,
+    );
+  }
+  const [, requests, amount, unit] = match as unknown as [string, string, string, 's' | 'm' | 'h'];
+  if (requests.length > 7 || Number(requests) > RATE_LIMIT_BOUNDS.maxRequests) {
+    throw new UsageError(
+      `--rate-limit allows 1 to ${RATE_LIMIT_BOUNDS.maxRequests} requests per window, got "${raw}"`,
+    );
+  }
+  const windowMs = amount.length > 6 ? Infinity : Number(amount) * WINDOW_UNIT_MS[unit];
+  if (windowMs > RATE_LIMIT_BOUNDS.maxWindowMs) {
+    throw new UsageError(`--rate-limit windows are 1s to 24h, got "${raw}"`);
+  }
+  return { requests: Number(requests), windowMs };
 }
 
 function parseByteCount(raw: string): number {

@@ -60,6 +60,7 @@ async function startServer(options: ServeOptions): Promise<void> {
       maxRequestBytes: options.maxRequestBytes,
       allowLoopbackWebhooks: options.allowLoopbackWebhooks,
       webhookTimeoutMs: options.webhookTimeoutMs,
+      rateLimit: options.rateLimit,
     });
     const services = createServices(deps);
     const loaded = await loadInitialData(services, options.fixtures);

@@ -83,7 +83,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The email's opaque ID.
+                 * @description The email's opaque ID. At most 128 code points; a longer one is refused with 400
+                 *     `invalid_field` (D-52).
                  * @example 01JD8Z3Q4T5V6W7X8Y9Z0A1B2C
                  */
                 emailId: components["parameters"]["EmailId"];
@@ -121,7 +122,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The email's opaque ID.
+                 * @description The email's opaque ID. At most 128 code points; a longer one is refused with 400
+                 *     `invalid_field` (D-52).
                  * @example 01JD8Z3Q4T5V6W7X8Y9Z0A1B2C
                  */
                 emailId: components["parameters"]["EmailId"];
@@ -134,8 +136,9 @@ export interface paths {
          * Reply to a conversation
          * @description §4.7, §2.6, §8. The service derives the sender (the email's mailbox), the recipients
          *     (the original sender; with `replyAll`, also every original recipient except the
-         *     replying mailbox), the subject (`Re: ` added once) and threading (`In-Reply-To`,
-         *     `References`) from the email (D-22). `replyAll` defaults to false. Exactly one body
+         *     replying mailbox; when nobody but the mailbox itself is left, the mailbox itself, D-49),
+         *     the subject (`Re: ` added once) and threading (`In-Reply-To`, `References`) from the
+         *     email (D-22). `replyAll` defaults to false. Exactly one body
          *     field is required. The send rules of §4.3 apply. Not idempotent.
          */
         post: operations["replyToEmail"];
@@ -151,7 +154,8 @@ export interface paths {
             header?: never;
             path: {
                 /**
-                 * @description The email's opaque ID.
+                 * @description The email's opaque ID. At most 128 code points; a longer one is refused with 400
+                 *     `invalid_field` (D-52).
                  * @example 01JD8Z3Q4T5V6W7X8Y9Z0A1B2C
                  */
                 emailId: components["parameters"]["EmailId"];
@@ -190,7 +194,7 @@ export interface paths {
          *     request limit applies (413, D-27). The upload belongs to the key's owner: any key of
          *     that owner may reuse or download it (D-32). Its `id` is reusable across sends, replies
          *     and forwards without copying the stored bytes; its `url` is public, unguessable and
-         *     does not expire.
+         *     does not currently expire automatically (§2.4, §8).
          */
         post: operations["uploadAttachment"];
         delete?: never;
@@ -242,7 +246,8 @@ export interface webhooks {
          *     in constant time, and reject timestamps outside your replay window. Answer 2xx once
          *     accepted; an invalid signature should be answered 401. Failed deliveries are retried
          *     (D-34) and a webhook that keeps failing is paused (D-35). Deduplicate on
-         *     `data.id` + `webhookId` (§6.4).
+         *     `data.id` + `webhookId` (§6.4). The body is sent with `Content-Type: application/json`
+         *     (§6.2), the media type of the request body below.
          */
         post: operations["emailReceived"];
         delete?: never;
@@ -263,9 +268,10 @@ export interface webhooks {
         /**
          * The dashboard's Send test delivery
          * @description §6.1, D-37. The test delivery triggered from the dashboard (the control plane in
-         *     mailtwin): same headers and signature as `email.received`, with `X-Service-Event:
-         *     webhook.test` and a body whose `data` names the webhook and carries no email. It is
-         *     sent even to a paused webhook; the endpoint must answer 2xx.
+         *     mailtwin): same headers, `Content-Type: application/json` and signature as
+         *     `email.received`, with `X-Service-Event: webhook.test` and a body whose `data` marks it
+         *     as a test (`test: true` and a note) and carries no email. It is sent even to a paused
+         *     webhook; the endpoint must answer 2xx.
          */
         post: operations["webhookTest"];
         delete?: never;
@@ -297,8 +303,12 @@ export interface components {
         /** @description An email address with its display name. */
         Address: {
             /**
-             * Format: email
-             * @description The address, `local@domain`.
+             * @description The address, `local@domain`. What the API sends from or to has D-11's syntax;
+             *     received mail may also carry what RFC 5321 and RFC 6531 allow, shown in one
+             *     canonical form (D-50): a local part quoted only when it must be, a non-ASCII local
+             *     part, a single-label or internationalised domain (in Unicode, `xn--` labels
+             *     decoded), or an address literal (`[192.0.2.1]`, `[IPv6:2001:db8::1]`). So there is
+             *     no `format: email` (ASCII only, no literals); the pattern states the syntax.
              */
             address: string;
             /** @description The display name, or null when none was given. */
@@ -409,7 +419,9 @@ export interface components {
             size: number;
             /**
              * Format: uri
-             * @description Public, unguessable URL under the deployment's content path; does not expire; acts as a bearer capability.
+             * @description Public, unguessable URL under the deployment's content path; does not currently
+             *     expire automatically; acts as a bearer capability (§2.4, D-43). Anyone holding it can
+             *     download the file, so it is unsuitable for sensitive files without approval (§8).
              */
             url: string;
         };
@@ -568,6 +580,22 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description The `emailId` is longer than 128 code points (D-52); nothing is looked up. */
+        EmailIdTooLong: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "invalid_field",
+                 *       "message": "emailId is longer than 128 characters.",
+                 *       "field": "emailId"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The email does not exist or the key may not touch it (D-26). */
         EmailNotFound: {
             headers: {
@@ -631,20 +659,29 @@ export interface components {
             };
         };
         /**
-         * @description Too many requests (D-38). Wait the number of seconds in `Retry-After`. The emulator
-         *     answers this only when a rate limit is configured.
+         * @description Too many requests (D-38): the API key has used the requests its rate limit allows.
+         *     Nothing was done. Wait the number of seconds in `Retry-After`, then retry. Limits are
+         *     counted per API key; a request without valid credentials is answered 401 first.
+         *     The emulator answers this only when a rate limit is configured (`mailtwin serve
+         *     --rate-limit <n>/<window>`): at most n requests per key in any span of the window (a
+         *     sliding window); refused requests are not counted, and a request sent `Retry-After`
+         *     seconds later is accepted.
          */
         RateLimited: {
             headers: {
-                /** @description Seconds to wait before retrying. */
-                "Retry-After"?: number;
+                /**
+                 * @description Whole seconds to wait before retrying (RFC 9110 §10.2.3, delay-seconds form), at
+                 *     least 1. Always sent with this response.
+                 * @example 12
+                 */
+                "Retry-After": number;
                 [name: string]: unknown;
             };
             content: {
                 /**
                  * @example {
                  *       "code": "rate_limited",
-                 *       "message": "Too many requests; retry after 1 second."
+                 *       "message": "Too many requests: this API key may make 100 requests per 1 minute; retry after 12 seconds."
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -717,7 +754,8 @@ export interface components {
     };
     parameters: {
         /**
-         * @description The email's opaque ID.
+         * @description The email's opaque ID. At most 128 code points; a longer one is refused with 400
+         *     `invalid_field` (D-52).
          * @example 01JD8Z3Q4T5V6W7X8Y9Z0A1B2C
          */
         EmailId: string;
@@ -746,14 +784,29 @@ export interface operations {
                     /**
                      * @example [
                      *       {
-                     *         "address": "alice@acme.test",
+                     *         "address": "billing@acme.test",
                      *         "domain": "acme.test",
-                     *         "displayName": "Alice Martin"
+                     *         "displayName": "Acme Billing"
+                     *       },
+                     *       {
+                     *         "address": "hello@acme.test",
+                     *         "domain": "acme.test",
+                     *         "displayName": "Acme Corp"
+                     *       },
+                     *       {
+                     *         "address": "maria.lopez@acme.test",
+                     *         "domain": "acme.test",
+                     *         "displayName": "María López"
                      *       },
                      *       {
                      *         "address": "support@acme.test",
                      *         "domain": "acme.test",
                      *         "displayName": "Acme Support"
+                     *       },
+                     *       {
+                     *         "address": "team@acme-labs.test",
+                     *         "domain": "acme-labs.test",
+                     *         "displayName": "Acme Labs"
                      *       }
                      *     ]
                      */
@@ -769,8 +822,9 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Address of the mailbox to list (§4.2). Compared case-insensitively.
-                 * @example alice@acme.test
+                 * @description Address of the mailbox to list (§4.2). Compared case-insensitively. At most 254
+                 *     code points, as any address (D-11, D-53).
+                 * @example billing@acme.test
                  */
                 mailbox: string;
                 /**
@@ -782,17 +836,19 @@ export interface operations {
                  * @description Free-text search (D-13): split into words on anything that is not a letter or
                  *     digit; every word must match a whole word of the subject, sender, recipients or
                  *     text body, case- and accent-insensitively; a word ending in `*` matches as a prefix.
-                 * @example invoice march*
+                 *     At most 500 code points (D-55).
+                 * @example invoice decemb*
                  */
                 q?: string;
                 /**
                  * @description Sender filter (D-14): case-insensitive substring of the sender's address or display
-                 *     name.
-                 * @example bob@
+                 *     name. At most 254 code points, as an address (D-53).
+                 * @example harbor
                  */
                 from?: string;
                 /**
-                 * @description Subject filter (D-14): case-insensitive substring of the subject.
+                 * @description Subject filter (D-14): case-insensitive substring of the subject. At most 998 code
+                 *     points, as a subject (D-54).
                  * @example invoice
                  */
                 subject?: string;
@@ -803,18 +859,19 @@ export interface operations {
                 read?: boolean;
                 /**
                  * @description Starred-state filter; exactly `true` or `false` (D-19).
-                 * @example true
+                 * @example false
                  */
                 starred?: boolean;
                 /**
                  * @description Inclusive lower bound on `receivedAt` (D-18). An RFC 3339 date-time with `Z` or an
-                 *     offset, or a full date `YYYY-MM-DD` meaning midnight UTC.
+                 *     offset, or a full date `YYYY-MM-DD` meaning midnight UTC. At most 35 code points
+                 *     (fractions of a second have at most 9 digits, D-56).
                  * @example 2026-11-01T00:00:00.000Z
                  */
                 dateFrom?: string;
                 /**
                  * @description Exclusive upper bound on `receivedAt` (D-18), same formats as `dateFrom`. Must not
-                 *     be earlier than `dateFrom`.
+                 *     be earlier than `dateFrom`. At most 35 code points (D-56).
                  * @example 2026-12-01
                  */
                 dateTo?: string;
@@ -826,8 +883,9 @@ export interface operations {
                 limit?: number;
                 /**
                  * @description Opaque value of a previous `nextCursor`, passed back unchanged with the same
-                 *     mailbox and filters (D-16). A cursor never expires.
-                 * @example eyJyIjoiMjAyNi0xMS0yMFQwOToxNTowMC4wMDBaIiwiaSI6IjAxSkQ4In0
+                 *     mailbox and filters (D-16). A cursor never expires. It has no example: only a
+                 *     `nextCursor` the server gave is a valid cursor, so omit it on a first page. At most
+                 *     1024 code points (D-57).
                  */
                 cursor?: string;
             };
@@ -848,28 +906,28 @@ export interface operations {
                      *       "emails": [
                      *         {
                      *           "id": "01JD8Z3Q4T5V6W7X8Y9Z0A1B2C",
-                     *           "mailbox": "alice@acme.test",
+                     *           "mailbox": "billing@acme.test",
                      *           "folder": "inbox",
                      *           "read": false,
-                     *           "starred": true,
+                     *           "starred": false,
                      *           "from": {
-                     *             "address": "bob@partner.test",
-                     *             "name": "Bob Stone"
+                     *             "address": "accounts@harbor-offices.test",
+                     *             "name": "Harbor Offices Accounts"
                      *           },
                      *           "to": [
                      *             {
-                     *               "address": "alice@acme.test",
-                     *               "name": "Alice Martin"
+                     *               "address": "billing@acme.test",
+                     *               "name": "Acme Billing"
                      *             }
                      *           ],
                      *           "cc": [],
-                     *           "subject": "Invoice for March",
-                     *           "snippet": "Hi Alice, please find the March invoice attached.",
+                     *           "subject": "Rent invoice December 2026 - Unit 4B",
+                     *           "snippet": "Dear tenant, attached is the rent invoice for Unit 4B for December 2026. Total: EUR 3,224.90, due 1 December 2026 (standing order reference HO-4B). Harbor Offices GmbH - Accounts",
                      *           "attachmentCount": 1,
-                     *           "receivedAt": "2026-11-20T09:15:00.000Z"
+                     *           "receivedAt": "2026-11-19T07:15:00.000Z"
                      *         }
                      *       ],
-                     *       "nextCursor": "eyJyIjoiMjAyNi0xMS0yMFQwOToxNTowMC4wMDBaIiwiaSI6IjAxSkQ4In0"
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": components["schemas"]["EmailList"];
@@ -904,7 +962,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "mailbox_not_found",
-                     *       "message": "No mailbox alice@acme.test is available to this key.",
+                     *       "message": "No mailbox sales@northwind.test is available to this key.",
                      *       "field": "mailbox"
                      *     }
                      */
@@ -985,7 +1043,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "recipient_suppressed",
-                     *       "message": "bob@partner.test is suppressed; nothing was sent.",
+                     *       "message": "old.accounts@globex.test is suppressed; nothing was sent.",
                      *       "field": "to"
                      *     }
                      */
@@ -1005,7 +1063,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The email's opaque ID.
+                 * @description The email's opaque ID. At most 128 code points; a longer one is refused with 400
+                 *     `invalid_field` (D-52).
                  * @example 01JD8Z3Q4T5V6W7X8Y9Z0A1B2C
                  */
                 emailId: components["parameters"]["EmailId"];
@@ -1023,6 +1082,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailDetail"];
                 };
             };
+            400: components["responses"]["EmailIdTooLong"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EmailNotFound"];
             429: components["responses"]["RateLimited"];
@@ -1035,7 +1095,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The email's opaque ID.
+                 * @description The email's opaque ID. At most 128 code points; a longer one is refused with 400
+                 *     `invalid_field` (D-52).
                  * @example 01JD8Z3Q4T5V6W7X8Y9Z0A1B2C
                  */
                 emailId: components["parameters"]["EmailId"];
@@ -1051,6 +1112,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["EmailIdTooLong"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["EmailNotFound"];
             429: components["responses"]["RateLimited"];
@@ -1063,7 +1125,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The email's opaque ID.
+                 * @description The email's opaque ID. At most 128 code points; a longer one is refused with 400
+                 *     `invalid_field` (D-52).
                  * @example 01JD8Z3Q4T5V6W7X8Y9Z0A1B2C
                  */
                 emailId: components["parameters"]["EmailId"];
@@ -1087,7 +1150,8 @@ export interface operations {
             };
             /**
              * @description The body is malformed (`field` names the field): `invalid_json`, `missing_field`
-             *     (no updatable field given), `invalid_field`, `unknown_field`, `invalid_folder`.
+             *     (no updatable field given), `invalid_field`, `unknown_field`, `invalid_folder`; or
+             *     `emailId` is longer than 128 code points (`invalid_field`, D-52).
              */
             400: {
                 headers: {
@@ -1097,7 +1161,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "invalid_folder",
-                     *       "message": "Unknown folder \"later\"; use one of inbox, sent, archive, spam, trash.",
+                     *       "message": "Unknown folder; use one of inbox, sent, archive, spam, trash.",
                      *       "field": "folder"
                      *     }
                      */
@@ -1118,7 +1182,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The email's opaque ID.
+                 * @description The email's opaque ID. At most 128 code points; a longer one is refused with 400
+                 *     `invalid_field` (D-52).
                  * @example 01JD8Z3Q4T5V6W7X8Y9Z0A1B2C
                  */
                 emailId: components["parameters"]["EmailId"];
@@ -1147,7 +1212,8 @@ export interface operations {
              *     `missing_field`, `invalid_field`, `unknown_field`, `invalid_address`,
              *     `body_required`, `body_conflict`, `too_many_recipients`, `missing_variable`,
              *     `reserved_variable`, `invalid_variable`, `too_many_attachments`,
-             *     `attachments_too_large`, `message_too_large`.
+             *     `attachments_too_large`, `message_too_large`; or `emailId` is longer than 128 code
+             *     points (`invalid_field`, D-52).
              */
             400: {
                 headers: {
@@ -1200,7 +1266,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description The email's opaque ID.
+                 * @description The email's opaque ID. At most 128 code points; a longer one is refused with 400
+                 *     `invalid_field` (D-52).
                  * @example 01JD8Z3Q4T5V6W7X8Y9Z0A1B2C
                  */
                 emailId: components["parameters"]["EmailId"];
@@ -1229,7 +1296,8 @@ export interface operations {
              *     `missing_field`, `invalid_field`, `unknown_field`, `invalid_address`,
              *     `body_conflict`, `subject_too_long`, `too_many_recipients`, `missing_variable`,
              *     `reserved_variable`, `invalid_variable`, `too_many_attachments`,
-             *     `attachments_too_large`, `message_too_large`.
+             *     `attachments_too_large`, `message_too_large`; or `emailId` is longer than 128 code
+             *     points (`invalid_field`, D-52).
              */
             400: {
                 headers: {
@@ -1259,7 +1327,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "attachment_not_found",
-                     *       "message": "No attachment 9b1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f is available to this key.",
+                     *       "message": "No attachment 0b5e4a7c-1d2e-4f30-8a9b-c0d1e2f3a4b5 is available to this key.",
                      *       "field": "attachmentIds[0]"
                      *     }
                      */
@@ -1287,7 +1355,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "file": "%PDF-1.7 (the file bytes)"
+                 *       "file": "invoice,amount_eur,paid_on\nHO-2026-12-4B,3224.90,2026-11-20\n"
                  *     }
                  */
                 "multipart/form-data": components["schemas"]["UploadRequest"];
@@ -1303,10 +1371,10 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "3f2b8c1e-9d4a-4e7b-a1c2-5d6e7f8a9b0c",
-                     *       "name": "invoice-march.pdf",
-                     *       "contentType": "application/pdf",
-                     *       "size": 48213,
-                     *       "url": "https://mail.example.com/content/attachments/Zq3k9V0mXoYt2cH8uJ5wRb1nLs7eP4dA/invoice-march.pdf"
+                     *       "name": "remittance-HO-2026-12-4B.csv",
+                     *       "contentType": "text/csv",
+                     *       "size": 60,
+                     *       "url": "https://mail.example.com/content/attachments/Zq3k9V0mXoYt2cH8uJ5wRb1nLs7eP4dA/remittance-HO-2026-12-4B.csv"
                      *     }
                      */
                     "application/json": components["schemas"]["Attachment"];
@@ -1358,7 +1426,8 @@ export interface operations {
             header?: never;
             path: {
                 /**
-                 * @description An upload ID, or a message attachment ID from email detail.
+                 * @description An upload ID, or a message attachment ID from email detail. At most 128 code points;
+                 *     a longer one is refused with 400 `invalid_field` (D-52).
                  * @example 3f2b8c1e-9d4a-4e7b-a1c2-5d6e7f8a9b0c
                  */
                 attachmentId: string;
@@ -1375,8 +1444,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example %PDF-1.7 (the file bytes) */
+                    /**
+                     * @example invoice,amount_eur,paid_on
+                     *     HO-2026-12-4B,3224.90,2026-11-20
+                     */
                     "*/*": string;
+                };
+            };
+            /** @description The ID is longer than 128 code points (D-52). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_field",
+                     *       "message": "attachmentId is longer than 128 characters.",
+                     *       "field": "attachmentId"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             401: components["responses"]["Unauthorized"];
@@ -1416,7 +1504,7 @@ export interface operations {
                 "X-Service-Webhook-Id": string;
                 /**
                  * @description ISO 8601 UTC with milliseconds; equals the body's `timestamp`.
-                 * @example 2026-11-20T09:15:01.250Z
+                 * @example 2026-11-20T10:02:11.482Z
                  */
                 "X-Service-Timestamp": string;
                 /**
@@ -1424,11 +1512,6 @@ export interface operations {
                  * @example sha256=5f1c1a0c3e7b9d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d8f0a2c4e6b8d0f
                  */
                 "X-Service-Signature": string;
-                /**
-                 * @description Always `application/json`.
-                 * @example application/json
-                 */
-                "Content-Type": "application/json";
             };
             path?: never;
             cookie?: never;
@@ -1439,43 +1522,48 @@ export interface operations {
                  * @example {
                  *       "event": "email.received",
                  *       "webhookId": "wh_01JD8Z7R2M3N4P5Q6R7S8T9V0W",
-                 *       "timestamp": "2026-11-20T09:15:01.250Z",
+                 *       "timestamp": "2026-11-20T10:02:11.482Z",
                  *       "data": {
-                 *         "id": "01JD8Z3Q4T5V6W7X8Y9Z0A1B2C",
-                 *         "mailbox": "alice@acme.test",
+                 *         "id": "01JD8ZF7G8H9J0KMNPQRSTVWXY",
+                 *         "mailbox": "maria.lopez@acme.test",
                  *         "folder": "inbox",
                  *         "read": false,
                  *         "starred": false,
                  *         "from": {
-                 *           "address": "bob@partner.test",
-                 *           "name": "Bob Stone"
+                 *           "address": "billing@acme.test",
+                 *           "name": "Acme Billing"
                  *         },
                  *         "to": [
                  *           {
-                 *             "address": "alice@acme.test",
-                 *             "name": "Alice Martin"
+                 *             "address": "accounts@harbor-offices.test",
+                 *             "name": "Harbor Offices Accounts"
                  *           }
                  *         ],
-                 *         "cc": [],
+                 *         "cc": [
+                 *           {
+                 *             "address": "maria.lopez@acme.test",
+                 *             "name": null
+                 *           }
+                 *         ],
                  *         "bcc": [],
                  *         "replyTo": [],
-                 *         "subject": "Invoice for March",
-                 *         "snippet": "Hi Alice, please find the March invoice attached.",
+                 *         "subject": "Payment of invoice HO-2026-12-4B",
+                 *         "snippet": "Hello, invoice HO-2026-12-4B was paid today; the remittance advice is attached.",
                  *         "attachmentCount": 1,
-                 *         "receivedAt": "2026-11-20T09:15:00.000Z",
-                 *         "sentAt": "2026-11-20T09:14:58.000Z",
-                 *         "messageId": "<CAB7x0q1@partner.test>",
+                 *         "receivedAt": "2026-11-20T10:02:11.482Z",
+                 *         "sentAt": "2026-11-20T10:02:11.482Z",
+                 *         "messageId": "<01jd8z9k1m2n3p4q5r6s7t8v9w@acme.test>",
                  *         "inReplyTo": null,
                  *         "references": [],
-                 *         "text": "Hi Alice, please find the March invoice attached.",
-                 *         "html": "<p>Hi Alice, please find the March invoice attached.</p>",
-                 *         "preheader": null,
+                 *         "text": "Hello, invoice HO-2026-12-4B was paid today; the remittance advice is attached.",
+                 *         "html": "<div style=\"display:none;max-height:0;overflow:hidden;mso-hide:all\" aria-hidden=\"true\">Remittance advice for maria.lopez@acme.test</div><p>Hello, invoice <strong>HO-2026-12-4B</strong> was paid today; the remittance advice is attached.</p>\n",
+                 *         "preheader": "Remittance advice for maria.lopez@acme.test",
                  *         "attachments": [
                  *           {
-                 *             "id": "9b1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e5f",
-                 *             "name": "invoice-march.pdf",
-                 *             "contentType": "application/pdf",
-                 *             "size": 48213
+                 *             "id": "8b7c6d5e-4f3a-4b2c-9d1e-0f9a8b7c6d5e",
+                 *             "name": "remittance-HO-2026-12-4B.csv",
+                 *             "contentType": "text/csv",
+                 *             "size": 60
                  *           }
                  *         ]
                  *       }
@@ -1485,15 +1573,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Accepted. Any 2xx counts as success; anything else is retried. */
-            200: {
+            /** @description The receiver found the signature invalid (§6.3 rule 4); retried like any failure. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content?: never;
             };
-            /** @description The receiver found the signature invalid (§6.3 rule 4); retried like any failure. */
-            401: {
+            /** @description Accepted. Any 2xx counts as success (§6.4); anything else is retried. */
+            "2XX": {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1517,7 +1605,7 @@ export interface operations {
                 "X-Service-Webhook-Id": string;
                 /**
                  * @description ISO 8601 UTC with milliseconds.
-                 * @example 2026-11-20T09:20:00.000Z
+                 * @example 2026-11-20T10:02:11.482Z
                  */
                 "X-Service-Timestamp": string;
                 /**
@@ -1535,10 +1623,10 @@ export interface operations {
                  * @example {
                  *       "event": "webhook.test",
                  *       "webhookId": "wh_01JD8Z7R2M3N4P5Q6R7S8T9V0W",
-                 *       "timestamp": "2026-11-20T09:20:00.000Z",
+                 *       "timestamp": "2026-11-20T10:02:11.482Z",
                  *       "data": {
                  *         "test": true,
-                 *         "message": "Test delivery from the dashboard."
+                 *         "message": "Test delivery from the mailtwin control plane."
                  *       }
                  *     }
                  */
@@ -1546,8 +1634,8 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The endpoint works. */
-            200: {
+            /** @description The endpoint works. Any 2xx counts as success (§6.1). */
+            "2XX": {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1438,6 +1438,59 @@ describe('reset and clock', () => {
   });
 });
 
+describe('rate limit (D-38)', () => {
+  it('reads the start-up limit, replaces it so keys get 429, and removes it with null', async () => {
+    const { app } = setup({ clock: fixedClock(), rateLimit: { requests: 5, windowMs: 60_000 } });
+    await world(app);
+    expect((await control(app, 'get', '/rate-limit')).body).toEqual({
+      rateLimit: { requests: 5, windowMs: 60_000 },
+    });
+    const set = await control(app, 'put', '/rate-limit', {
+      json: { rateLimit: { requests: 1, windowMs: 30_000 } },
+    });
+    expect(set.body).toEqual({ rateLimit: { requests: 1, windowMs: 30_000 } });
+    expect((await api(app, SECRET, '/mailboxes')).status).toBe(200);
+    const refused = await api(app, SECRET, '/mailboxes');
+    expect(refused).toMatchObject({ status: 429, body: { code: 'rate_limited' } });
+    const off = await control(app, 'put', '/rate-limit', { json: { rateLimit: null } });
+    expect(off.body).toEqual({ rateLimit: null });
+    expect((await control(app, 'get', '/rate-limit')).body).toEqual({ rateLimit: null });
+    expect((await api(app, SECRET, '/mailboxes')).status).toBe(200);
+  });
+
+  it('refuses a limit outside its bounds, naming the field, and keeps the one in force', async () => {
+    const { app } = setup();
+    const cases: [object, string, string | undefined][] = [
+      [{}, 'missing_field', 'rateLimit'],
+      [{ rateLimit: {} }, 'missing_field', 'rateLimit.requests'],
+      [{ rateLimit: { requests: 0, windowMs: 1000 } }, 'invalid_field', 'rateLimit.requests'],
+      [
+        { rateLimit: { requests: 1_000_001, windowMs: 1000 } },
+        'invalid_field',
+        'rateLimit.requests',
+      ],
+      [{ rateLimit: { requests: 1.5, windowMs: 1000 } }, 'invalid_field', 'rateLimit.requests'],
+      [{ rateLimit: { requests: 1, windowMs: 999 } }, 'invalid_field', 'rateLimit.windowMs'],
+      [{ rateLimit: { requests: 1, windowMs: 1500 } }, 'invalid_field', 'rateLimit.windowMs'],
+      [{ rateLimit: { requests: 1, windowMs: 86_401_000 } }, 'invalid_field', 'rateLimit.windowMs'],
+      [{ rateLimit: '100/1m' }, 'invalid_field', 'rateLimit'],
+      [
+        { rateLimit: { requests: 1, windowMs: 1000, burst: 2 } },
+        'unknown_field',
+        'rateLimit.burst',
+      ],
+      [{ rateLimit: null, on: true }, 'unknown_field', 'on'],
+    ];
+    for (const [json, code, field] of cases) {
+      const answer = await control(app, 'put', '/rate-limit', { json });
+      expect(answer.status, JSON.stringify(json)).toBe(400);
+      expect(answer.body.code, JSON.stringify(json)).toBe(code);
+      expect(answer.body.field, JSON.stringify(json)).toBe(field);
+    }
+    expect((await control(app, 'get', '/rate-limit')).body).toEqual({ rateLimit: null });
+  });
+});
+
 describe('bad input', () => {
   const endpoints = [
     '/owners',
