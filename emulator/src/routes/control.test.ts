@@ -762,6 +762,22 @@ describe('inbound email', () => {
     expect((await api(app, SECRET, '/emails?mailbox=alice@acme.test')).body.emails).toEqual([]);
   });
 
+  it('refuses a raw message whose header block is over 1 MiB with 400 invalid_message, storing nothing', async () => {
+    const { app } = setup();
+    await world(app);
+    const answer = await control(app, 'post', '/inbound?mailbox=alice@acme.test', {
+      body: `From: bob@partner.test\r\nX-Padding: ${'a'.repeat(1024 * 1024 + 1)}\r\n\r\nHello.`,
+      contentType: 'message/rfc822',
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'invalid_message', field: 'body' });
+    const documented = (spec.paths['/inbound']?.post?.responses['400'] as Record<string, unknown>)[
+      'x-error-codes'
+    ];
+    expect(documented).toContain('invalid_message');
+    expect((await api(app, SECRET, '/emails?mailbox=alice@acme.test')).body.emails).toEqual([]);
+  });
+
   it('refuses bad JSON emails naming the field, storing nothing', async () => {
     const { app } = setup();
     await world(app);

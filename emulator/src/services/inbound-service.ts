@@ -1,8 +1,14 @@
-import { simpleParser, type AddressObject } from 'mailparser';
+import {
+  simpleParser,
+  type AddressObject,
+  type EmailAddress,
+  type HeaderLines,
+  type ParsedMail,
+} from 'mailparser';
 import { ApiError } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
-import { parseAddress } from '../domain/addresses.ts';
+import { canonicalReceivedAddress, parseAddress } from '../domain/addresses.ts';
 import { snippetOf } from '../domain/email-view.ts';
 import { parseTimestampParam } from '../domain/query-params.ts';
 import {
@@ -157,16 +163,13 @@ export class InboundService {
    */
   async parseRaw(raw: Uint8Array): Promise<ParsedMessage> {
     if (raw.length === 0) throw new ApiError('invalid_field', 'The message is empty.', 'body');
-    const parsed = await simpleParser(Buffer.from(raw));
-    const first = (value: AddressObject | AddressObject[] | undefined): Address[] =>
-      (Array.isArray(value) ? value : value ? [value] : [])
-        .flatMap((group) => group.value)
-        .filter((a) => typeof a.address === 'string' && a.address !== '')
-        .map((a) => ({
-          address: (a.address as string).toLowerCase(),
-          name: a.name === '' ? null : a.name,
-        }));
-    const from = first(parsed.from)[0];
+    let parsed: ParsedMail;
+    try {
+      parsed = await simpleParser(Buffer.from(raw));
+    } catch (error) {
+      throw unparseable(error);
+    }
+    const from = receivedAddresses(parsed.from)[0];
     if (from === undefined)
       throw new ApiError('invalid_field', 'The message has no From address.', 'body');
     const references =
@@ -178,14 +181,13 @@ export class InboundService {
     return {
       content: {
         from,
-        to: first(parsed.to),
-        cc: first(parsed.cc),
-        replyTo: first(parsed.replyTo),
+        to: receivedAddresses(parsed.to),
+        cc: receivedAddresses(parsed.cc),
+        replyTo: receivedAddresses(parsed.replyTo),
         subject: parsed.subject ?? '',
         text: parsed.text ?? null,
         html: typeof parsed.html === 'string' ? parsed.html : null,
-        sentAt:
-          parsed.date && !Number.isNaN(parsed.date.getTime()) ? parsed.date.toISOString() : null,
+        sentAt: sentAtOf(parsed.headerLines),
         messageId: parsed.messageId,
         inReplyTo: parsed.inReplyTo ?? null,
         references,
@@ -268,6 +270,57 @@ export class InboundService {
     this.onDelivered(email);
     return email;
   }
+}
+
+/**
+ * A raw message mailparser refuses is the client's fault (400 `invalid_message`, nothing
+ * stored), never a 500: a header block over 1 MiB, more than 1,000 MIME parts, an HTML body it
+ * cannot turn into text. The parser's own words are not echoed.
+ */
+function unparseable(error: unknown): ApiError {
+  const reason = error instanceof Error ? error.message : '';
+  const why = /max header size/i.test(reason)
+    ? 'A header block of the message (its own or one of its MIME parts) is larger than 1 MiB.'
+    : /child nodes/i.test(reason)
+      ? 'The message has more than 1,000 MIME parts.'
+      : 'The message cannot be parsed as an RFC 5322 / MIME message.';
+  return new ApiError('invalid_message', why, 'body');
+}
+
+/**
+ * The addresses of an address header in order, members of groups (`Team: a@x, b@x;`) included
+ * in their place; the group's name is not an address and is dropped, and so is any entry that
+ * is no address by D-50.
+ */
+function receivedAddresses(value: AddressObject | AddressObject[] | undefined): Address[] {
+  const members = (entries: EmailAddress[]): EmailAddress[] =>
+    entries.flatMap((entry) => (entry.group === undefined ? [entry] : members(entry.group)));
+  const entries = (Array.isArray(value) ? value : value ? [value] : []).flatMap((header) =>
+    members(header.value),
+  );
+  return entries.flatMap((entry) => {
+    const address = canonicalReceivedAddress(entry.address ?? '');
+    return address === undefined ? [] : [{ address, name: entry.name === '' ? null : entry.name }];
+  });
+}
+
+/**
+ * The `Date` header as UTC, or null when it is absent or unreadable (EmailDetail.sentAt).
+ * mailparser puts the time of parsing in place of an unreadable date, so the header is read
+ * here from its raw line: the last one, as mailparser takes it, unfolded, parsed as mailparser
+ * parses it. A year beyond 0-9999 has no RFC 3339 form and counts as unreadable.
+ */
+function sentAtOf(headerLines: HeaderLines): string | null {
+  const line = headerLines.filter((header) => header.key === 'date').at(-1)?.line;
+  if (line === undefined) return null;
+  const date = new Date(
+    line
+      .slice(line.indexOf(':') + 1)
+      .replace(/\r?\n/g, '')
+      .trim(),
+  );
+  const year = date.getUTCFullYear();
+  return Number.isNaN(year) || year < 0 || year > 9999 ? null : date.toISOString();
 }
 
 function requireAddress(value: unknown, field: string): Address {
