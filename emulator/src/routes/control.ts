@@ -13,6 +13,7 @@ import { controlInboundRoutes } from './control/inbound.ts';
 import { controlKeyRoutes } from './control/keys.ts';
 import { controlOutboxRoutes } from './control/outbox.ts';
 import { controlOwnerRoutes } from './control/owners.ts';
+import { controlRateLimitRoutes } from './control/rate-limit.ts';
 import { controlSinkRoutes, controlWebhookRoutes } from './control/webhooks.ts';
 import { requireControlToken } from './control/token.ts';
 
@@ -37,6 +38,7 @@ export function controlRoutes(services: Services): Hono {
   app.route('/sink', controlSinkRoutes(services));
   app.route('/outbox', controlOutboxRoutes(services));
   app.route('/faults', controlFaultRoutes(services));
+  app.route('/rate-limit', controlRateLimitRoutes(services));
   app.route('/', controlEmulatorRoutes(services));
   return app;
 }

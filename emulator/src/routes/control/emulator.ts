@@ -42,7 +42,13 @@ function moveClock(clock: ControllableClock, { advanceMs, set }: MoveClockBody):
 }
 
 /** The emulator itself: `/reset` empties it, `/clock` reads and moves its time. */
-export function controlEmulatorRoutes({ deps, faults, sink, dispatcher }: Services): Hono {
+export function controlEmulatorRoutes({
+  deps,
+  faults,
+  sink,
+  dispatcher,
+  rateLimiter,
+}: Services): Hono {
   const app = new Hono();
   const clockView = () => ({ now: deps.clock.now().toISOString(), offsetMs: deps.clock.offset });
 
@@ -50,6 +56,7 @@ export function controlEmulatorRoutes({ deps, faults, sink, dispatcher }: Servic
     deps.store.reset();
     faults.clear();
     sink.clear();
+    rateLimiter.clear(); // the counts go, the configured limit stays
     return c.body(null, 204);
   });
 
