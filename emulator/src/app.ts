@@ -192,7 +192,8 @@ export function createApp(
   app.notFound((c) => {
     const { pathname } = new URL(c.req.url);
     const allow = allowedMethods(knownPaths, pathname);
-    if (allow.length > 0) {
+    // A route that has the method but not the thing (an unknown docs asset) is a plain 404.
+    if (allow.length > 0 && !allow.includes(c.req.method)) {
       return renderError(
         c,
         new ApiError(

@@ -110,6 +110,12 @@ describe('wrong method on a known path (D-12)', () => {
     }
   });
 
+  it('answers 404, not 405, when the path has the method but not the thing asked for', async () => {
+    const response = await app.request('/openapi/docs/assets/index.html');
+    expect(response.status).toBe(404);
+    expect(response.headers.get('allow')).toBeNull();
+  });
+
   it('still answers 404 not_found on a path no route has, and 401 before 405 without a key', async () => {
     expect((await app.request('/openapi/v1/nothing', { method: 'PUT' })).status).toBe(401);
     const unknown = await app.request('/openapi/v1/nothing', {
