@@ -621,7 +621,7 @@ export interface components {
                 /**
                  * @example {
                  *       "code": "recipient_suppressed",
-                 *       "message": "bob@partner.test is suppressed; nothing was sent.",
+                 *       "message": "old.accounts@globex.test is suppressed; nothing was sent.",
                  *       "field": "to"
                  *     }
                  */
