@@ -17,6 +17,7 @@ const OWN_RULES = [
   'mailtwin-error-schema',
   'mailtwin-property-description',
   'mailtwin-media-examples',
+  'mailtwin-ignored-header',
 ] as const;
 type OwnRule = (typeof OWN_RULES)[number];
 
@@ -190,6 +191,31 @@ describe('own Spectral rules (spec/.spectral.yaml)', () => {
     expect(messages).toContain(`must have required property 'subject'`);
     expect(messages).toContain('/to must match format "email"');
     expect(messages).toContain('must NOT have more than 10 characters');
+  });
+
+  it('flags Accept, Content-Type and Authorization header parameters and Content-Type response and encoding headers, which OpenAPI 3.1 ignores (mailtwin-ignored-header)', () => {
+    const results = expectFlagged('ignored-header.yaml', 'mailtwin-ignored-header', [
+      ['paths', '/messages', 'get', 'parameters', '0'],
+      ['components', 'parameters', 'Authorization'],
+      ['webhooks', 'messageBounced', 'post', 'parameters', '0'],
+      ['components', 'responses', 'Unauthorized', 'headers', 'Content-Type'],
+      [
+        'paths',
+        '/messages',
+        'post',
+        'requestBody',
+        'content',
+        'multipart/form-data',
+        'encoding',
+        'file',
+        'headers',
+        'Content-Type',
+      ],
+    ]);
+    const messages = results.map((r) => r.message).join('\n');
+    expect(messages).toContain('header parameter "authorization"');
+    expect(messages).toContain("describe it with the request body's media type");
+    expect(messages).toContain('§4.8.12.1');
   });
 
   it('reports nothing at all for good.yaml (own rules and spectral:oas)', () => {
