@@ -3,10 +3,41 @@ export interface Clock {
   now(): Date;
 }
 
+/** What a clock keeps between runs: its offset and the latest instant it showed (ms). */
+export interface ClockState {
+  offsetMs: number;
+  latestMs: number;
+}
+
+/**
+ * Where a clock keeps its state between runs (for `mailtwin serve --db`, the store's settings),
+ * so a restart does not move time back: spec/control.yaml says the clock only moves forward.
+ */
+export interface ClockKeeper {
+  load(): ClockState | undefined;
+  save(state: ClockState): void;
+}
+
 export class ControllableClock implements Clock {
   private offsetMs = 0;
+  /** The latest instant kept so far; a later save never lowers it. */
+  private latestMs = -Infinity;
 
-  constructor(private readonly realNow: () => number = Date.now) {}
+  /**
+   * With a keeper, the clock resumes its kept offset, and more if need be so that it is not
+   * behind the latest instant it is known to have shown (the real clock may have been set back
+   * between runs, or the data moved to another machine).
+   */
+  constructor(
+    private readonly realNow: () => number = Date.now,
+    private readonly keeper?: ClockKeeper,
+  ) {
+    const kept = keeper?.load();
+    if (kept !== undefined) {
+      this.offsetMs = Math.max(0, kept.offsetMs, kept.latestMs - realNow());
+      this.latestMs = kept.latestMs;
+    }
+  }
 
   now(): Date {
     return new Date(this.realNow() + this.offsetMs);
@@ -15,7 +46,10 @@ export class ControllableClock implements Clock {
   /** Moves time forward by `ms` (≥ 0), e.g. to run a retry schedule without sleeping. */
   advance(ms: number): Date {
     if (!(ms >= 0)) throw new RangeError('the clock only moves forward');
-    this.offsetMs += ms;
+    const offsetMs = this.offsetMs + ms;
+    // Kept before it takes effect: a move that cannot be kept is not made.
+    this.keep(offsetMs);
+    this.offsetMs = offsetMs;
     return this.now();
   }
 
@@ -24,6 +58,18 @@ export class ControllableClock implements Clock {
     const delta = to.getTime() - this.now().getTime();
     if (delta < 0) throw new RangeError('the clock only moves forward');
     return this.advance(delta);
+  }
+
+  /** Keeps the current instant too (at a clean stop), so a restart does not start before it. */
+  checkpoint(): void {
+    this.keep(this.offsetMs);
+  }
+
+  private keep(offsetMs: number): void {
+    if (this.keeper === undefined) return;
+    const latestMs = Math.max(this.latestMs, this.realNow() + offsetMs);
+    this.keeper.save({ offsetMs, latestMs });
+    this.latestMs = latestMs;
   }
 
   get offset(): number {

@@ -4,6 +4,7 @@ import { BlobStore } from './blob-store.ts';
 import { DirectoryStore } from './directory-store.ts';
 import { EmailStore } from './email-store.ts';
 import { OutboxStore } from './outbox-store.ts';
+import { SettingsStore } from './settings-store.ts';
 import { UploadStore } from './upload-store.ts';
 import { WebhookStore } from './webhook-store.ts';
 
@@ -13,6 +14,7 @@ export class Store {
   readonly directory: DirectoryStore;
   readonly emails: EmailStore;
   readonly outbox: OutboxStore;
+  readonly settings: SettingsStore;
   readonly uploads: UploadStore;
   readonly webhooks: WebhookStore;
 
@@ -21,6 +23,7 @@ export class Store {
     this.directory = new DirectoryStore(db);
     this.emails = new EmailStore(db, this.blobs);
     this.outbox = new OutboxStore(db);
+    this.settings = new SettingsStore(db);
     this.uploads = new UploadStore(db, this.blobs);
     this.webhooks = new WebhookStore(db);
   }
@@ -30,7 +33,7 @@ export class Store {
     return this.db.transaction(work)();
   }
 
-  /** Empties every table (the control plane's reset); the schema stays. */
+  /** Empties every table of data (the control plane's reset); the schema and settings stay. */
   reset(): void {
     this.transaction(() => {
       for (const table of [
