@@ -55,8 +55,8 @@ function operation(operationId: string): Operation {
   return found;
 }
 
-type Record_ = Record<string, Json>;
-const asRecord = (value: Json | undefined): Record_ => (value ?? {}) as Record_;
+type JsonObject = Record<string, Json>;
+const asRecord = (value: Json | undefined): JsonObject => (value ?? {}) as JsonObject;
 
 /** The request of a paired example, placeholders swapped for this world's real values. */
 const sendRequest = (
@@ -134,7 +134,7 @@ async function preparedWorld(): Promise<{ world: World; uploaded: Response }> {
   world.bindings.bind(String(exampleEmail.id), String(detail.id));
   world.bindings.bind(String(exampleEmail.messageId), String(detail.messageId));
   const attachments = (detail.attachments ?? []) as { id: string }[];
-  ((exampleEmail.attachments ?? []) as Record_[]).forEach((a, i) =>
+  ((exampleEmail.attachments ?? []) as JsonObject[]).forEach((a, i) =>
     world.bindings.bind(String(a.id), String(attachments[i]?.id)),
   );
   const uploaded = await sendRequest(world, upload, pairedRequests(upload)[0] as ExampleRequest);
@@ -385,8 +385,8 @@ describe('the comparison notices drift (a changed example fails)', () => {
     (e) => e.name === 'reply',
   ) as Example;
   /** The reply example, changed, compared with the reply example as the answer. */
-  const drift = (change: (example: Record_) => void) => {
-    const drifted = structuredClone(reply.value) as Record_;
+  const drift = (change: (example: JsonObject) => void) => {
+    const drifted = structuredClone(reply.value) as JsonObject;
     change(drifted);
     return differences(drifted, reply.value, new Bindings());
   };

@@ -1,6 +1,7 @@
-// One emulator, in process, as `mailtwin serve` starts it: the demo fixture loaded, the demo
-// webhook delivering (here into a list instead of the network), and the clock frozen at the
-// instant the spec's examples show. Every test gets its own, so no test sees another's changes.
+// One emulator, in process, with the demo data `mailtwin serve` starts with (fixtures/demo.json;
+// not the welcome email it also delivers at start-up), the demo webhook delivering into a list
+// instead of the network, and the clock frozen at the instant the spec's examples show. Every
+// test gets its own, so no test sees another's changes.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
