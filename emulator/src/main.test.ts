@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,22 +8,39 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 // `mailtwin serve` as people run it: a child process on a real loopback port.
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 20_000;
+const DAY_MS = 86_400_000;
 const running = new Set<ChildProcess>();
+const serverPids = new Set<number>();
 const scratch = mkdtempSync(join(tmpdir(), 'mailtwin-main-'));
 
 interface Started {
   child: ChildProcess;
   stdout: string;
   vars: Record<string, string>;
+  /** Resolves once every writer of the child's stdout (launcher and server) has gone. */
+  stdoutClosed: Promise<void>;
+  stderr: () => string;
 }
 
-/** Spawns `mailtwin serve`; resolves once the last KEY=value line (the control token) is out. */
+/** Spawns `mailtwin serve`; resolves once the banner's last line (MAILTWIN_PID) is out. */
 function startServe(args: string[]): Promise<Started> {
-  const child = spawn(process.execPath, ['bin/mailtwin.js', 'serve', ...args], {
+  return launch(process.execPath, ['bin/mailtwin.js', 'serve', ...args]);
+}
+
+/** Spawns `npm start -- <args>`, the launcher the README gives. */
+function startWithNpm(args: string[]): Promise<Started> {
+  return launch('npm', ['start', '--', ...args], { npm_config_update_notifier: 'false' });
+}
+
+function launch(command: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Started> {
+  const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
   });
   running.add(child);
+  const stdoutClosed = new Promise<void>((resolve) => child.stdout?.once('close', resolve));
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
@@ -34,10 +51,12 @@ function startServe(args: string[]): Promise<Started> {
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout?.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      // The banner is one write ending with its KEY=value lines (the webhook secret, if any, last).
-      if (/MAILTWIN_CONTROL_TOKEN=[^\n]*\n(?:MAILTWIN_WEBHOOK_SECRET=[^\n]*\n)?$/.test(stdout)) {
+      // The banner is one write ending with its KEY=value lines, MAILTWIN_PID last.
+      if (/\nMAILTWIN_PID=\d+\n$/.test(stdout)) {
         clearTimeout(timer);
-        resolve({ child, stdout, vars: keyValues(stdout) });
+        const vars = keyValues(stdout);
+        serverPids.add(Number(vars.MAILTWIN_PID));
+        resolve({ child, stdout, vars, stdoutClosed, stderr: () => stderr });
       }
     });
     child.once('exit', (code) => {
@@ -80,9 +99,52 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
+/** Rejects unless `event` settles within `ms`; for events expected long before that. */
+function within<T>(ms: number, event: Promise<T>, what: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms);
+    event.then(
+      (value) => (clearTimeout(timer), resolve(value)),
+      (error: unknown) => (clearTimeout(timer), reject(error)),
+    );
+  });
+}
+
+async function control(
+  vars: Record<string, string>,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ now: string; offsetMs: number }> {
+  const response = await fetch(`${vars.MAILTWIN_CONTROL_URL}${path}`, {
+    method,
+    headers: {
+      Authorization: `Bearer ${vars.MAILTWIN_CONTROL_TOKEN}`,
+      'Content-Type': 'application/json',
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as { now: string; offsetMs: number };
+}
+
+/** The banner's lines that print an API key (`  API keys   Demo app  sk-...  scope (owner)`). */
+function keyLines(stdout: string): string[] {
+  return stdout.split('\n').filter((line) => /\ssk-\S+\s/.test(line));
+}
+
 afterEach(async () => {
   await Promise.all([...running].map(stop));
   running.clear();
+  // A server its launcher failed to stop must not outlive the test.
+  for (const pid of serverPids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  serverPids.clear();
 });
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -91,15 +153,17 @@ describe('mailtwin serve', () => {
   it(
     'prints the KEY=value lines last and serves the demo data to the printed key',
     async () => {
-      const { stdout, vars } = await startServe(['--port', '0']);
+      const { child, stdout, vars } = await startServe(['--port', '0']);
       const lines = stdout.trimEnd().split('\n');
-      expect(lines.slice(-5).map((l) => l.split('=')[0])).toEqual([
+      expect(lines.slice(-6).map((l) => l.split('=')[0])).toEqual([
         'MAILTWIN_BASE_URL',
         'MAILTWIN_API_KEY',
         'MAILTWIN_CONTROL_URL',
         'MAILTWIN_CONTROL_TOKEN',
         'MAILTWIN_WEBHOOK_SECRET',
+        'MAILTWIN_PID',
       ]);
+      expect(vars.MAILTWIN_PID).toBe(String(child.pid));
       expect(vars.MAILTWIN_WEBHOOK_SECRET).toMatch(/^whsec_[A-Za-z0-9]{24,64}$/);
       const base = vars.MAILTWIN_BASE_URL ?? '';
       expect(base).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/openapi\/v1$/);
@@ -137,6 +201,7 @@ describe('mailtwin serve', () => {
         'MAILTWIN_BASE_URL',
         'MAILTWIN_CONTROL_URL',
         'MAILTWIN_CONTROL_TOKEN',
+        'MAILTWIN_PID',
       ]);
       expect(vars.MAILTWIN_CONTROL_TOKEN).toBe('mt_test_token_123');
       expect(stdout).toContain('webhook targets on loopback are allowed');
@@ -150,17 +215,31 @@ describe('mailtwin serve', () => {
   );
 
   it(
-    'keeps a --db file across restarts and loads the demo only into the empty store',
+    'keeps a --db file across a SIGTERM and restart: the data, the clock offset and the banner',
     async () => {
       const db = join(scratch, 'mail.db');
-      const first = await startServe(['--port', '0', '--db', db]);
+      const args = ['--port', '0', '--db', db, '--control-token', 'mt_restart_token_123'];
+      const first = await startServe(args);
       const key = first.vars.MAILTWIN_API_KEY;
       expect(key).toBeDefined();
+      await control(first.vars, 'POST', '/clock', { advanceMs: 3 * DAY_MS });
+      const before = await control(first.vars, 'GET', '/clock');
       await stop(first.child);
 
-      const second = await startServe(['--port', '0', '--db', db]);
-      expect(second.vars.MAILTWIN_API_KEY).toBeUndefined();
+      const second = await startServe(args);
       expect(second.stdout).toMatch(/nothing: the database already holds 2 owners/);
+      // The clock is where it was (plus the real time the restart took), never back.
+      const after = await control(second.vars, 'GET', '/clock');
+      expect(after.offsetMs).toBeGreaterThanOrEqual(3 * DAY_MS);
+      expect(Date.parse(after.now)).toBeGreaterThanOrEqual(Date.parse(before.now));
+      // The same KEY=value lines (the demo's secrets, checked against the stored hashes).
+      const stable = (vars: Record<string, string>) => {
+        const { MAILTWIN_BASE_URL, MAILTWIN_CONTROL_URL, MAILTWIN_PID, ...rest } = vars;
+        return { names: Object.keys(vars), ...rest };
+      };
+      expect(stable(second.vars)).toEqual(stable(first.vars));
+      expect(keyLines(second.stdout)).toEqual(keyLines(first.stdout));
+      expect(keyLines(second.stdout)).toHaveLength(4);
       const response = await fetch(`${second.vars.MAILTWIN_BASE_URL}/mailboxes`, {
         headers: { Authorization: `Bearer ${key}` },
       });
@@ -168,6 +247,51 @@ describe('mailtwin serve', () => {
       expect(((await response.json()) as unknown[]).length).toBeGreaterThan(0);
     },
     2 * START_TIMEOUT_MS + 10_000,
+  );
+
+  it(
+    'prints no key secret of a fixture that the stored hash does not match',
+    async () => {
+      const db = join(scratch, 'tampered.db');
+      const first = await startServe(['--port', '0', '--db', db]);
+      await stop(first.child);
+      // The same key id and lookup, another secret: the database cannot vouch for it.
+      const demo = JSON.parse(readFileSync(join(ROOT, 'fixtures/demo.json'), 'utf8')) as {
+        keys: { secret: string }[];
+      };
+      const original = demo.keys[0]!.secret;
+      const forged = `${original.slice(0, -32)}${'Z'.repeat(32)}`;
+      demo.keys[0]!.secret = forged;
+      const fixture = join(scratch, 'forged.json');
+      writeFileSync(fixture, JSON.stringify(demo));
+
+      const second = await startServe(['--port', '0', '--db', db, '--fixtures', fixture]);
+      expect(second.vars.MAILTWIN_API_KEY).toBeUndefined();
+      expect(second.stdout).not.toContain(forged);
+      expect(second.stdout).not.toContain(original);
+      expect(keyLines(second.stdout)).toHaveLength(3);
+      expect(second.vars.MAILTWIN_WEBHOOK_SECRET).toBe(first.vars.MAILTWIN_WEBHOOK_SECRET);
+    },
+    2 * START_TIMEOUT_MS + 10_000,
+  );
+
+  it.each(['SIGTERM', 'SIGINT', 'SIGKILL'] as const)(
+    'stops the server when npm start gets %s',
+    async (signal) => {
+      const started = await startWithNpm(['--port', '0', '--no-demo']);
+      const pid = Number(started.vars.MAILTWIN_PID);
+      expect(pid).not.toBe(started.child.pid); // npm is the launcher, not the server
+      process.kill(started.child.pid as number, signal);
+      // The server's end closes the output it shares with npm; then nothing listens.
+      await within(STOP_TIMEOUT_MS, started.stdoutClosed, `the server (pid ${pid}) stopping`);
+      await expect(fetch(`${started.vars.MAILTWIN_BASE_URL}/mailboxes`)).rejects.toThrow();
+      expect(started.stderr()).toMatch(
+        signal === 'SIGKILL'
+          ? /mailtwin: its launcher \(pid \d+\) went away, stopping/
+          : new RegExp(`mailtwin: ${signal} received, stopping`),
+      );
+    },
+    START_TIMEOUT_MS + STOP_TIMEOUT_MS + 10_000,
   );
 
   it.each([

@@ -1,8 +1,11 @@
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, isAbsolute, relative } from 'node:path';
 import { serve } from '@hono/node-server';
 import { createApp, createServices, defaultDeps, type Services } from './app.ts';
+import { banner, loadedSecrets, recoverSecrets, type Loaded } from './banner.ts';
+import { ControllableClock } from './clock.ts';
 import type { SinkRecord } from './services/webhook-sink.ts';
 import {
   MAIN_HELP,
@@ -11,7 +14,8 @@ import {
   parseServeOptions,
   type ServeOptions,
 } from './cli-options.ts';
-import { FixtureError, loadFixtureFile, type FixtureSummary } from './fixtures/load-fixture.ts';
+import { FixtureError, loadFixtureFile } from './fixtures/load-fixture.ts';
+import { watchLauncher } from './launcher-watch.ts';
 import { openStore, type Store } from './store/store.ts';
 
 /** The `mailtwin` command. Exit status: 0 on a clean stop, 2 on bad configuration. */
@@ -40,22 +44,22 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** What the store held or received at start-up, for the banner. */
-type Loaded =
-  | { kind: 'fixture'; path: string; summary: FixtureSummary }
-  | { kind: 'none' }
-  | { kind: 'existing'; owners: number; mailboxes: number; emails: number };
-
 /**
  * Opens the store, loads the fixture into it when it is empty, listens, and prints the banner
- * once listening. Stops cleanly on SIGINT/SIGTERM. Configuration errors throw UsageError or
- * FixtureError before anything listens.
+ * once listening. Stops cleanly on SIGINT/SIGTERM, or when its launcher goes away. Configuration
+ * errors throw UsageError or FixtureError before anything listens.
  */
 async function startServer(options: ServeOptions): Promise<void> {
   const store = openStoreAt(options.db);
   try {
+    // The clock keeps its offset with the data: a restart on a --db file does not move time back.
+    const clock = new ControllableClock(Date.now, {
+      load: () => store.settings.readClock(),
+      save: (state) => store.settings.writeClock(state),
+    });
     const deps = defaultDeps({
       store,
+      clock,
       controlToken: options.controlToken,
       maxRequestBytes: options.maxRequestBytes,
       allowLoopbackWebhooks: options.allowLoopbackWebhooks,
@@ -65,12 +69,22 @@ async function startServer(options: ServeOptions): Promise<void> {
     const services = createServices(deps);
     const loaded = await loadInitialData(services, options.fixtures);
     const app = createApp(deps, services);
-    const address = await listen(app.fetch, options, store);
+    const { server, address } = await listen(app.fetch, options);
+    stopWhenTold(server, services);
     const origin = `http://${formatHost(address.address)}:${address.port}`;
     deps.selfOrigin.value = origin;
     services.dispatcher.start(); // also resumes retries a --db file had pending
     const demo = await demonstrateWebhook(services, loaded);
-    process.stdout.write(banner({ origin, options, loaded, services, demo }));
+    const fixturePath = options.fixtures === null ? null : displayPath(options.fixtures);
+    const secrets =
+      loaded.kind === 'fixture'
+        ? loadedSecrets(loaded.summary)
+        : loaded.kind === 'existing'
+          ? await recoverSecrets(services, options.fixtures)
+          : loadedSecrets(undefined);
+    process.stdout.write(
+      banner({ origin, options, loaded, secrets, fixturePath, services, demo, pid: process.pid }),
+    );
   } catch (error) {
     store.close();
     throw error;
@@ -119,9 +133,9 @@ const MAX_HEADER_BYTES = 64 * 1024;
 function listen(
   fetch: (request: Request) => Response | Promise<Response>,
   options: ServeOptions,
-  store: Store,
-): Promise<AddressInfo> {
-  return new Promise<AddressInfo>((resolve, reject) => {
+): Promise<{ server: Server; address: AddressInfo }> {
+  return new Promise((resolve, reject) => {
+    // Without an http2 or https option, serve() makes a node:http server.
     const server = serve(
       {
         fetch,
@@ -129,20 +143,11 @@ function listen(
         hostname: options.host,
         serverOptions: { maxHeaderSize: MAX_HEADER_BYTES },
       },
-      (info) => {
+      (address) => {
         server.off('error', onError);
-        const stop = (signal: string) => {
-          process.stderr.write(`mailtwin: ${signal} received, stopping\n`);
-          server.close(() => {
-            store.close();
-            process.exit(0);
-          });
-        };
-        process.once('SIGINT', () => stop('SIGINT'));
-        process.once('SIGTERM', () => stop('SIGTERM'));
-        resolve(info);
+        resolve({ server, address });
       },
-    );
+    ) as Server;
     const onError = (error: NodeJS.ErrnoException) => {
       const where = `${options.host}:${options.port}`;
       const reason =
@@ -159,6 +164,39 @@ function listen(
   });
 }
 
+/** How long requests in progress may take to finish once the server is told to stop. */
+const STOP_GRACE_MS = 5_000;
+
+/**
+ * Stops on SIGINT or SIGTERM, or when the launcher (`npm start`, `npx mailtwin serve`) went
+ * away: stops listening at once, keeps the clock's current instant with the data, lets requests
+ * in progress finish, closes the store and exits 0.
+ */
+function stopWhenTold(server: Server, services: Services): void {
+  let stopping = false;
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stderr.write(`mailtwin: ${reason}, stopping\n`);
+    services.dispatcher.stop();
+    try {
+      services.deps.clock.checkpoint();
+    } catch (error) {
+      process.stderr.write(`mailtwin: could not keep the clock (${(error as Error).message})\n`);
+    }
+    server.close(() => {
+      services.deps.store.close();
+      process.exit(0);
+    });
+    server.closeIdleConnections(); // keep-alive connections would hold the close back
+    // A request that never ends (a client gone quiet) does not keep it from stopping.
+    setTimeout(() => server.closeAllConnections(), STOP_GRACE_MS).unref();
+  };
+  process.once('SIGINT', () => stop('SIGINT received'));
+  process.once('SIGTERM', () => stop('SIGTERM received'));
+  watchLauncher((pid) => stop(`its launcher (pid ${pid}) went away`));
+}
+
 function formatHost(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
@@ -167,17 +205,6 @@ function formatHost(host: string): string {
 function displayPath(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
-}
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version?: string;
-  };
-  return pkg.version ?? '';
 }
 
 /**
@@ -203,91 +230,4 @@ async function demonstrateWebhook(
   });
   await services.dispatcher.runDue();
   return services.sink.list()[0];
-}
-
-/**
- * Human lines first; then, last, the `KEY=value` lines a script can read (only those that
- * exist: no MAILTWIN_API_KEY when no fixture with keys was loaded).
- */
-function banner(input: {
-  origin: string;
-  options: ServeOptions;
-  loaded: Loaded;
-  services: Services;
-  demo: SinkRecord | undefined;
-}): string {
-  const { origin, options, loaded, services, demo } = input;
-  const { directory } = services.deps.store;
-  const baseUrl = `${origin}/openapi/v1`;
-  const controlUrl = `${origin}/_mailtwin/v1`;
-  const label = (name: string) => `  ${name.padEnd(11)}`;
-  const lines = [
-    `mailtwin ${version()}: Email Service API emulator`,
-    `${label('API')}${baseUrl}`,
-    `${label('Reference')}${origin}/openapi/docs`,
-    `${label('Spec')}${origin}/openapi/openapi.json`,
-    `${label('Control')}${controlUrl} (Authorization: Bearer $MAILTWIN_CONTROL_TOKEN)`,
-    `${label('Database')}${options.db === null ? 'in memory (lost when mailtwin stops)' : options.db}`,
-  ];
-  const keys = loaded.kind === 'fixture' ? loaded.summary.keys : [];
-  if (loaded.kind === 'fixture') {
-    const { summary } = loaded;
-    lines.push(
-      `${label('Loaded')}${loaded.path}: ${plural(summary.owners, 'owner')}, ` +
-        `${plural(summary.mailboxes, 'mailbox', 'mailboxes')}, ${plural(summary.emails, 'email')}, ` +
-        `${plural(summary.suppressions, 'suppressed address', 'suppressed addresses')}`,
-    );
-  } else if (loaded.kind === 'existing') {
-    lines.push(
-      `${label('Loaded')}nothing: the database already holds ${plural(loaded.owners, 'owner')}, ` +
-        `${plural(loaded.mailboxes, 'mailbox', 'mailboxes')}, ${plural(loaded.emails, 'email')} ` +
-        '(key secrets are not stored, so none is printed)',
-    );
-  } else {
-    lines.push(`${label('Loaded')}nothing (--no-demo): add data through the control plane`);
-  }
-  const nameWidth = Math.max(0, ...keys.map((k) => k.name.length));
-  keys.forEach((summaryKey, i) => {
-    const key = directory.getKey(summaryKey.id);
-    const owner = directory.getOwner(summaryKey.ownerId)?.name ?? summaryKey.ownerId;
-    const scope =
-      key?.scope === 'one-domain'
-        ? `one-domain ${key.domain}`
-        : key?.scope === 'selected-mailbox'
-          ? `selected-mailbox ${key.mailboxes.join(', ')}`
-          : summaryKey.scope;
-    lines.push(
-      `${label(i === 0 ? 'API keys' : '')}${summaryKey.name.padEnd(nameWidth)}  ${summaryKey.secret}  ${scope} (${owner})`,
-    );
-  });
-  const webhooks = loaded.kind === 'fixture' ? loaded.summary.webhooks : [];
-  webhooks.forEach((webhook, i) => {
-    lines.push(
-      `${label(i === 0 ? 'Webhooks' : '')}${webhook.id} → ${webhook.url.replace('{origin}', origin)}`,
-    );
-  });
-  if (demo !== undefined) {
-    const verdict = demo.verified
-      ? 'signature verified'
-      : `NOT verified (${demo.error ?? 'unknown'})`;
-    lines.push(
-      `${label('Delivered')}${demo.event} "${demo.subject ?? ''}" to the sink, ${verdict} (GET ${controlUrl}/sink)`,
-    );
-  }
-  if (options.allowLoopbackWebhooks) {
-    lines.push(
-      `${label('Note')}webhook targets on loopback are allowed (--allow-loopback-webhooks)`,
-    );
-  }
-  lines.push('', `MAILTWIN_BASE_URL=${baseUrl}`);
-  const first = keys[0];
-  if (first !== undefined) lines.push(`MAILTWIN_API_KEY=${first.secret}`);
-  lines.push(
-    `MAILTWIN_CONTROL_URL=${controlUrl}`,
-    `MAILTWIN_CONTROL_TOKEN=${services.deps.controlToken}`,
-  );
-  const firstWebhook = webhooks[0];
-  if (firstWebhook !== undefined) lines.push(`MAILTWIN_WEBHOOK_SECRET=${firstWebhook.secret}`);
-  lines.push('');
-  return lines.join('\n');
 }
