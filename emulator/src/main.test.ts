@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -182,6 +183,36 @@ describe('mailtwin serve', () => {
       const mailboxes = (await response.json()) as { address: string }[];
       expect(Array.isArray(mailboxes)).toBe(true);
       expect(mailboxes.length).toBeGreaterThan(0);
+    },
+    START_TIMEOUT_MS + 10_000,
+  );
+
+  it(
+    'answers what the server adapter refuses (a backslash in the path, bad HTTP) as JSON errors',
+    async () => {
+      const { vars } = await startServe(['--port', '0', '--no-demo']);
+      const { hostname, port } = new URL(vars.MAILTWIN_BASE_URL ?? '');
+      const rawRequest = (text: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = connect(Number(port), hostname);
+          let answer = '';
+          socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+          socket.on('end', () => resolve(answer));
+          socket.on('error', reject);
+          socket.write(text);
+        });
+      const backslash = await rawRequest(
+        `GET /openapi/v1/emails/a\\b HTTP/1.1\r\nHost: ${hostname}\r\nConnection: close\r\n\r\n`,
+      );
+      expect(backslash).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(backslash.split('\r\n\r\n')[1] ?? '')).toMatchObject({
+        code: 'bad_request',
+      });
+      const garbage = await rawRequest('NOT HTTP\r\n\r\n');
+      expect(garbage).toMatch(/^HTTP\/1\.1 400 /);
+      expect(JSON.parse(garbage.split('\r\n\r\n')[1] ?? '')).toMatchObject({
+        code: 'bad_request',
+      });
     },
     START_TIMEOUT_MS + 10_000,
   );

@@ -2,8 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, isAbsolute, relative } from 'node:path';
-import { serve } from '@hono/node-server';
 import { createApp, createServices, defaultDeps, type Services } from './app.ts';
+import { serveWithJsonErrors } from './http/node-server.ts';
 import { banner, loadedSecrets, recoverSecrets, type Loaded } from './banner.ts';
 import { ControllableClock } from './clock.ts';
 import type { SinkRecord } from './services/webhook-sink.ts';
@@ -135,8 +135,7 @@ function listen(
   options: ServeOptions,
 ): Promise<{ server: Server; address: AddressInfo }> {
   return new Promise((resolve, reject) => {
-    // Without an http2 or https option, serve() makes a node:http server.
-    const server = serve(
+    const server = serveWithJsonErrors(
       {
         fetch,
         port: options.port,
@@ -147,7 +146,7 @@ function listen(
         server.off('error', onError);
         resolve({ server, address });
       },
-    ) as Server;
+    );
     const onError = (error: NodeJS.ErrnoException) => {
       const where = `${options.host}:${options.port}`;
       const reason =
