@@ -101,7 +101,11 @@ export function createServices(deps: AppDeps): Services {
   const requests = new RequestValidator(deps.spec);
   const uploads = new UploadService(deps.store, deps.clock, deps.ids);
   const faults = new FaultInjector();
-  const unsubscribeKey = deps.ids.secret(32);
+  // Kept with the data, so `{{unsubscribe_url}}` links in mail sent before a restart on the
+  // same --db file still work after it.
+  const unsubscribeKey = deps.store.settings.getOrCreate('unsubscribe-key', () =>
+    deps.ids.secret(32),
+  );
   const dispatcher = new WebhookDispatcher(
     deps.store,
     deps.clock,

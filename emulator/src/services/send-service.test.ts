@@ -113,3 +113,28 @@ describe('replies with nobody else to answer (D-49)', () => {
     }
   });
 });
+
+describe('unsubscribe links across a restart (D-24)', () => {
+  it('keep working when a new emulator opens the same store', async () => {
+    const { deps, app, headers } = await world();
+    const sent = await app.request('http://mail.test/openapi/v1/emails/send', {
+      method: 'POST',
+      headers: { ...headers, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        from: 'alice@acme.test',
+        to: 'carol@ext.test',
+        subject: 'News',
+        text: 'Leave: {{unsubscribe_url}}',
+      }),
+    });
+    const url = /http:\/\/mail\.test\/unsubscribe\/\S+/.exec(
+      ((await sent.json()) as { text: string }).text,
+    )?.[0];
+    expect(url).toBeDefined();
+    // A second app over the same data, as `mailtwin serve --db` builds after a restart.
+    const restarted = createApp(defaultDeps({ store: deps.store, logError: () => {} }));
+    const page = await restarted.request(url!);
+    expect(page.status).toBe(200);
+    expect(deps.store.directory.isSuppressed('carol@ext.test')).toBe(true);
+  });
+});

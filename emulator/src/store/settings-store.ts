@@ -35,6 +35,15 @@ export class SettingsStore {
       .run(name, value);
   }
 
+  /** The value kept under `name`, made and kept by `make` the first time it is asked for. */
+  getOrCreate(name: string, make: () => string): string {
+    const kept = this.get(name);
+    if (kept !== undefined) return kept;
+    const made = make();
+    this.set(name, made);
+    return made;
+  }
+
   /** The clock as last kept, or undefined when it never moved (or the value is unreadable). */
   readClock(): StoredClock | undefined {
     const text = this.get(CLOCK);
