@@ -78,9 +78,9 @@ describe('GET /emails query parsing', () => {
   });
 
   it.each([
-    ['mailbox', 320, '😀'],
+    ['mailbox', 254, '😀'],
     ['q', 500, 'é'],
-    ['from', 320, 'b'],
+    ['from', 254, 'b'],
     ['subject', 998, '😀'],
   ])(
     'accepts %s of %i code points (D-9) and refuses one more with invalid_field naming it',
@@ -90,6 +90,19 @@ describe('GET /emails query parsing', () => {
       expect(refusal(() => q(params(max + 1)))).toEqual({ code: 'invalid_field', field: name });
     },
   );
+
+  it('accepts the longest date D-18 allows (35 code points, 9 fraction digits) and refuses a longer one for its length (D-56)', () => {
+    const longest = '2026-11-01T00:00:00.123456789+01:00';
+    expect(longest).toHaveLength(35);
+    expect(q({ mailbox: 'a@b.test', dateFrom: longest, dateTo: longest }).filter).toMatchObject({
+      receivedFrom: '2026-10-31T23:00:00.123Z',
+    });
+    for (const name of ['dateFrom', 'dateTo']) {
+      expect(() => q({ mailbox: 'a@b.test', [name]: `${longest} ` })).toThrow(
+        `${name} is longer than 35 characters.`,
+      );
+    }
+  });
 
   it('refuses folder and cursor values over their maxLength as invalid_field, before reading them', () => {
     expect(refusal(() => q({ mailbox: 'a@b.test', folder: 'x'.repeat(33) }))).toEqual({

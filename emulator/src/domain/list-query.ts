@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ApiError } from '../errors.ts';
+import { ApiError, quoteForMessage } from '../errors.ts';
 import { parseBooleanParam, parseTimestampParam } from './query-params.ts';
 import { ftsMatchExpression } from './search.ts';
 import { FOLDERS, type EmailFilter, type Folder, type ListPosition } from './types.ts';
@@ -29,13 +29,19 @@ export interface ListQuery {
   fingerprint: string;
 }
 
+/**
+ * The spec's `maxLength` of each parameter (D-53 to D-57), which the route checks first
+ * (http/parameter-limits.ts); repeated here so the domain refuses them on its own too. `folder`
+ * and `limit` have no `maxLength` in the spec: an enum and an integer, bounded here only so that
+ * reading them stays cheap.
+ */
 const MAX_LENGTHS: Record<string, number> = {
-  mailbox: 320,
+  mailbox: 254,
   q: 500,
-  from: 320,
+  from: 254,
   subject: 998,
-  dateFrom: 64,
-  dateTo: 64,
+  dateFrom: 35,
+  dateTo: 35,
   cursor: 1024,
   folder: 32,
   limit: 64,
@@ -47,8 +53,10 @@ const MAX_LENGTHS: Record<string, number> = {
  */
 export function parseListQuery(params: Record<string, string[]>): ListQuery {
   for (const [name, values] of Object.entries(params)) {
-    if (!KNOWN_PARAMS.has(name))
-      throw new ApiError('invalid_field', `Unknown query parameter "${name}".`, name);
+    if (!KNOWN_PARAMS.has(name)) {
+      const shown = quoteForMessage(name);
+      throw new ApiError('invalid_field', `Unknown query parameter "${shown}".`, name);
+    }
     if (values.length > 1) throw new ApiError('invalid_field', `Give "${name}" once.`, name);
     const max = MAX_LENGTHS[name] ?? 1024;
     // Characters are code points (D-9), as JSON Schema's maxLength counts them.
@@ -67,7 +75,7 @@ export function parseListQuery(params: Record<string, string[]>): ListQuery {
     if (!(FOLDERS as readonly string[]).includes(folder)) {
       throw new ApiError(
         'invalid_folder',
-        `Unknown folder "${folder}"; use one of ${FOLDERS.join(', ')}.`,
+        `Unknown folder "${quoteForMessage(folder)}"; use one of ${FOLDERS.join(', ')}.`,
         'folder',
       );
     }

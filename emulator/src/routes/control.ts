@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { Services } from '../app.ts';
-import { controlValidator } from './control/body.ts';
+import { parameterLimits } from '../http/parameter-limits.ts';
+import { controlSpec, controlValidator } from './control/body.ts';
 import {
   controlDomainRoutes,
   controlMailboxRoutes,
@@ -27,6 +28,7 @@ export function controlRoutes(services: Services): Hono {
   controlValidator(); // Reads spec/control.yaml now, so a broken contract fails at start-up.
   const app = new Hono();
   app.use('*', requireControlToken(services.deps.controlToken));
+  app.use('*', parameterLimits(controlSpec(), '/_mailtwin/v1'));
   app.route('/owners', controlOwnerRoutes(services));
   app.route('/domains', controlDomainRoutes(services));
   app.route('/mailboxes', controlMailboxRoutes(services));

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
 import { composeKeySecret, hashSecret, KEY_PATTERN, lookupOf } from '../domain/api-key-secrets.ts';
@@ -39,7 +39,7 @@ export class DirectoryService {
     const name = requireText(input.name, 'name', 200);
     const id = input.id ?? this.ids.prefixed('own');
     if (this.store.directory.getOwner(id))
-      throw new ApiError('already_exists', `Owner ${id} already exists.`, 'id');
+      throw new ApiError('already_exists', `Owner ${quoteForMessage(id)} already exists.`, 'id');
     return this.store.directory.createOwner({
       id,
       name,
@@ -50,7 +50,8 @@ export class DirectoryService {
 
   owner(id: string): Owner {
     const owner = this.store.directory.getOwner(id);
-    if (owner === undefined) throw new ApiError('owner_not_found', `No owner ${id}.`, 'ownerId');
+    if (owner === undefined)
+      throw new ApiError('owner_not_found', `No owner ${quoteForMessage(id)}.`, 'ownerId');
     return owner;
   }
 
@@ -62,9 +63,17 @@ export class DirectoryService {
   createMailbox(input: { address: string; displayName?: string | null }): Mailbox {
     const address = requireText(input.address, 'address', 254).toLowerCase();
     if (!isValidAddress(address))
-      throw new ApiError('invalid_address', `${input.address} is not an email address.`, 'address');
+      throw new ApiError(
+        'invalid_address',
+        `${quoteForMessage(input.address)} is not an email address.`,
+        'address',
+      );
     if (this.store.directory.getMailbox(address)) {
-      throw new ApiError('already_exists', `Mailbox ${address} already exists.`, 'address');
+      throw new ApiError(
+        'already_exists',
+        `Mailbox ${quoteForMessage(address)} already exists.`,
+        'address',
+      );
     }
     const displayName =
       input.displayName == null ? null : requireText(input.displayName, 'displayName', 200);
@@ -74,7 +83,7 @@ export class DirectoryService {
   mailbox(address: string, field = 'mailbox'): Mailbox {
     const mailbox = this.store.directory.getMailbox(address.toLowerCase());
     if (mailbox === undefined)
-      throw new ApiError('mailbox_not_found', `No mailbox ${address}.`, field);
+      throw new ApiError('mailbox_not_found', `No mailbox ${quoteForMessage(address)}.`, field);
     return mailbox;
   }
 
@@ -88,7 +97,7 @@ export class DirectoryService {
     if (!this.store.directory.revoke(ownerId, address.toLowerCase())) {
       throw new ApiError(
         'mailbox_not_found',
-        `Owner ${ownerId} has no grant for ${address}.`,
+        `Owner ${quoteForMessage(ownerId)} has no grant for ${quoteForMessage(address)}.`,
         'mailbox',
       );
     }
@@ -104,11 +113,11 @@ export class DirectoryService {
     let domain: string | null = null;
     let mailboxes: string[] = [];
     if (input.scope === 'one-domain') {
-      domain = requireText(input.domain ?? '', 'domain', 253).toLowerCase();
+      domain = requireText(input.domain ?? '', 'domain', 252).toLowerCase();
       if (!this.store.directory.listDomains().includes(domain)) {
         throw new ApiError(
           'invalid_field',
-          `No domain ${domain}; create it or one of its mailboxes first.`,
+          `No domain ${quoteForMessage(domain)}; create it or one of its mailboxes first.`,
           'domain',
         );
       }
@@ -157,21 +166,25 @@ export class DirectoryService {
       createdAt: this.now(),
     };
     if (this.store.directory.getKey(key.id))
-      throw new ApiError('already_exists', `Key ${key.id} already exists.`, 'id');
+      throw new ApiError('already_exists', `Key ${quoteForMessage(key.id)} already exists.`, 'id');
     this.store.directory.createKey(key, { lookup, secretHash: hashSecret(secret) });
     return { key, secret };
   }
 
   setKeyDisabled(id: string, disabled: boolean): ApiKey {
     if (this.store.directory.getKey(id) === undefined)
-      throw new ApiError('key_not_found', `No key ${id}.`, 'keyId');
+      throw new ApiError('key_not_found', `No key ${quoteForMessage(id)}.`, 'keyId');
     return this.store.directory.setKeyDisabled(id, disabled) as ApiKey;
   }
 
   suppress(address: string, reason: string | undefined): Suppression {
     const normalized = requireText(address, 'address', 254).toLowerCase();
     if (!isValidAddress(normalized))
-      throw new ApiError('invalid_address', `${address} is not an email address.`, 'address');
+      throw new ApiError(
+        'invalid_address',
+        `${quoteForMessage(address)} is not an email address.`,
+        'address',
+      );
     return this.store.directory.addSuppression({
       address: normalized,
       reason: reason === undefined ? 'added by hand' : requireText(reason, 'reason', 200),
@@ -181,7 +194,7 @@ export class DirectoryService {
 
   unsuppress(address: string): void {
     if (!this.store.directory.removeSuppression(address.toLowerCase())) {
-      throw new ApiError('not_found', `${address} is not suppressed.`, 'address');
+      throw new ApiError('not_found', `${quoteForMessage(address)} is not suppressed.`, 'address');
     }
   }
 
@@ -207,16 +220,20 @@ export class DirectoryService {
    * mailboxes; it is stored lower case.
    */
   createDomain(input: unknown): string {
-    const name = requireText(input, 'name', 253).toLowerCase();
+    const name = requireText(input, 'name', 252).toLowerCase();
     if (!isValidAddress(`x@${name}`)) {
       throw new ApiError(
         'invalid_field',
-        `${name} is not a domain name (labels of letters, digits and hyphens, with at least one dot).`,
+        `${quoteForMessage(name)} is not a domain name (labels of letters, digits and hyphens, with at least one dot).`,
         'name',
       );
     }
     if (this.store.directory.listDomains().includes(name)) {
-      throw new ApiError('already_exists', `Domain ${name} already exists.`, 'name');
+      throw new ApiError(
+        'already_exists',
+        `Domain ${quoteForMessage(name)} already exists.`,
+        'name',
+      );
     }
     this.store.directory.ensureDomain(name);
     return name;

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
 import { SCOPES, type Scope } from '../domain/types.ts';
@@ -36,7 +36,11 @@ export class WebhookService {
 
   create(input: NewWebhook): { webhook: Webhook; secret: string } {
     if (this.store.directory.getOwner(input.ownerId) === undefined) {
-      throw new ApiError('owner_not_found', `No owner ${input.ownerId}.`, 'ownerId');
+      throw new ApiError(
+        'owner_not_found',
+        `No owner ${quoteForMessage(input.ownerId)}.`,
+        'ownerId',
+      );
     }
     const url = requireText(input.url, 'url', 2048);
     try {
@@ -57,7 +61,7 @@ export class WebhookService {
     }
     const domain =
       input.scope === 'one-domain'
-        ? requireText(input.domain ?? '', 'domain', 253).toLowerCase()
+        ? requireText(input.domain ?? '', 'domain', 252).toLowerCase()
         : null;
     if (input.scope !== 'one-domain' && input.domain != null)
       throw new ApiError('invalid_field', 'domain applies only to one-domain webhooks.', 'domain');
@@ -87,7 +91,7 @@ export class WebhookService {
       );
     const id = input.id ?? this.ids.prefixed('wh');
     if (this.store.webhooks.get(id))
-      throw new ApiError('already_exists', `Webhook ${id} already exists.`, 'id');
+      throw new ApiError('already_exists', `Webhook ${quoteForMessage(id)} already exists.`, 'id');
     const webhook: Webhook = {
       id,
       ownerId: input.ownerId,
@@ -106,7 +110,7 @@ export class WebhookService {
   get(id: string): Webhook {
     const webhook = this.store.webhooks.get(id);
     if (webhook === undefined)
-      throw new ApiError('webhook_not_found', `No webhook ${id}.`, 'webhookId');
+      throw new ApiError('webhook_not_found', `No webhook ${quoteForMessage(id)}.`, 'webhookId');
     return webhook;
   }
 
@@ -116,7 +120,7 @@ export class WebhookService {
 
   delete(id: string): void {
     if (!this.store.webhooks.delete(id))
-      throw new ApiError('webhook_not_found', `No webhook ${id}.`, 'webhookId');
+      throw new ApiError('webhook_not_found', `No webhook ${quoteForMessage(id)}.`, 'webhookId');
   }
 
   /** §3.2: the owner re-enables a paused webhook; its failure count starts again. */
