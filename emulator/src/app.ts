@@ -3,7 +3,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { DEFAULT_MAX_REQUEST_BYTES } from './cli-options.ts';
 import { ControllableClock } from './clock.ts';
-import { ApiError, toApiError } from './errors.ts';
+import { ApiError, quoteForMessage, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
 import { allowedMethods, pathMethodsOf, routeMethods } from './http/allowed-methods.ts';
 import { parameterLimits } from './http/parameter-limits.ts';
@@ -202,7 +202,7 @@ export function createApp(
         c,
         new ApiError(
           'method_not_allowed',
-          `${c.req.method} is not allowed on ${pathname}; allowed: ${allow.join(', ')}.`,
+          `${c.req.method} is not allowed on ${quoteForMessage(pathname)}; allowed: ${allow.join(', ')}.`,
         ),
         { Allow: allow.join(', ') },
       );
@@ -211,7 +211,7 @@ export function createApp(
       c,
       new ApiError(
         'not_found',
-        `No such path: ${c.req.method} ${pathname}. API paths are under /openapi/v1, the control plane under /_mailtwin/v1.`,
+        `No such path: ${c.req.method} ${quoteForMessage(pathname)}. API paths are under /openapi/v1, the control plane under /_mailtwin/v1.`,
       ),
     );
   });

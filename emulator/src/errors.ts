@@ -65,11 +65,11 @@ export interface ErrorBody {
   field?: string;
 }
 
-/** How many code points of a client's value an error repeats (D-58). */
+/** How many code points of a client's value an error repeats (D-62). */
 export const QUOTE_LIMIT = 100;
 
 /**
- * A client's value as an error message may repeat it (D-58): at most 100 code points, then an
+ * A client's value as an error message may repeat it (D-62): at most 100 code points, then an
  * ellipsis, so no answer grows with the input (a 3 MB owner ID is not sent back). Counted in
  * code points (D-9), so an astral character is never cut in half. Adds no quotation marks.
  */
@@ -89,7 +89,7 @@ export function quoteForMessage(value: unknown): string {
 /** Thrown by routes and domain code; its status always follows from its code. */
 export class ApiError extends Error {
   readonly status: ErrorStatus;
-  /** The offending field; a name the client made up (an unknown member) is bounded (D-58). */
+  /** The offending field; a name the client made up (an unknown member) is bounded (D-62). */
   readonly field?: string;
 
   constructor(

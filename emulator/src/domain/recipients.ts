@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { ApiError, quoteForMessage } from '../errors.ts';
 import { parseAddress } from './addresses.ts';
 import type { Address } from './types.ts';
 
@@ -11,7 +11,7 @@ export function requireAddress(value: string, field: string): Address {
   if (address === undefined)
     throw new ApiError(
       'invalid_address',
-      `${field} is not an email address: ${value.slice(0, 100)}`,
+      `${field} is not an email address: ${quoteForMessage(value)}`,
       field,
     );
   return address;

@@ -119,7 +119,7 @@ describe('recipients and bodies (§4.3 rules 1-2, D-10)', () => {
       field: 'cc[2]',
     });
     expect(refusalMessage(() => requireAddress(long, 'cc[2]'))).toBe(
-      `cc[2] is not an email address: ${'x'.repeat(100)}`,
+      `cc[2] is not an email address: ${'x'.repeat(100)}…`,
     );
   });
 });

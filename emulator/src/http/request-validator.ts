@@ -1,6 +1,6 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { ApiError, type ErrorCode } from '../errors.ts';
+import { ApiError, quoteForMessage, type ErrorCode } from '../errors.ts';
 import type { OpenApiDocument } from '../spec.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -15,7 +15,14 @@ export class RequestValidator {
   private readonly ajv: Ajv2020;
   private readonly compiled = new Map<string, ValidateFunction>();
 
-  constructor(spec: OpenApiDocument) {
+  /**
+   * `limitCodes` are the codes of the limits a schema keyword carries (`maxItems cc` →
+   * `too_many_recipients`); every other broken bound is `invalid_field` (D-51).
+   */
+  constructor(
+    spec: OpenApiDocument,
+    private readonly limitCodes: Record<string, ErrorCode> = LIMIT_CODES,
+  ) {
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
     addFormats(this.ajv);
     this.ajv.addFormat('binary', true);
@@ -30,7 +37,7 @@ export class RequestValidator {
       this.compiled.set(schemaName, validate);
     }
     if (validate(body)) return;
-    throw toApiError(validate.errors ?? []);
+    throw toApiError(validate.errors ?? [], this.limitCodes);
   }
 }
 
@@ -61,18 +68,22 @@ const LIMIT_CODES: Record<string, ErrorCode> = {
   'maxItems attachmentIds': 'too_many_attachments',
 };
 
-function toApiError(errors: ErrorObject[]): ApiError {
+function toApiError(errors: ErrorObject[], limitCodes: Record<string, ErrorCode>): ApiError {
   const unknown = errors
     .filter((e) => e.keyword === 'additionalProperties')
     .map((e) => fieldPath(e.instancePath, String(e.params.additionalProperty)))
     .sort();
   if (unknown[0] !== undefined)
-    return new ApiError('unknown_field', `Unknown field "${unknown[0]}".`, unknown[0]);
+    return new ApiError(
+      'unknown_field',
+      `Unknown field "${quoteForMessage(unknown[0])}".`,
+      unknown[0],
+    );
 
   const missing = errors.find((e) => e.keyword === 'required');
   if (missing !== undefined) {
     const field = fieldPath(missing.instancePath, String(missing.params.missingProperty));
-    return new ApiError('missing_field', `${field} is required.`, field);
+    return new ApiError('missing_field', `${quoteForMessage(field)} is required.`, field);
   }
   const empty = errors.find((e) => e.keyword === 'minProperties' && e.instancePath === '');
   if (empty !== undefined)
@@ -83,13 +94,15 @@ function toApiError(errors: ErrorObject[]): ApiError {
     errors.find((e) => !['anyOf', 'oneOf', 'allOf', 'if'].includes(e.keyword)) ?? errors[0];
   if (error === undefined) return new ApiError('invalid_field', 'The body is not valid.');
   const field = fieldPath(error.instancePath);
-  const limit = LIMIT_CODES[`${error.keyword} ${field}`];
+  // A path may hold member names the client made up (`variables.<name>`): quoted, bounded (D-62).
+  const shown = quoteForMessage(field);
+  const limit = limitCodes[`${error.keyword} ${field}`];
   if (limit !== undefined)
-    return new ApiError(limit, `${field} ${error.message ?? 'is too long'}.`, field);
+    return new ApiError(limit, `${shown} ${error.message ?? 'is too long'}.`, field);
   if (field === 'variables' || field.startsWith('variables.')) {
     return new ApiError(
       'invalid_variable',
-      `Variables are a flat map of names ([A-Za-z_][A-Za-z0-9_]*) to strings, numbers or booleans: ${field} ${error.message ?? 'is not valid'}.`,
+      `Variables are a flat map of names ([A-Za-z_][A-Za-z0-9_]*) to strings, numbers or booleans: ${shown} ${error.message ?? 'is not valid'}.`,
       field,
     );
   }
@@ -100,7 +113,7 @@ function toApiError(errors: ErrorObject[]): ApiError {
       field,
     );
   }
-  const where = field === '' ? 'The body' : field;
+  const where = field === '' ? 'The body' : shown;
   return new ApiError(
     'invalid_field',
     `${where} ${error.message ?? 'is not valid'}.`,

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { ApiError } from '../errors.ts';
+import { ApiError, quoteForMessage } from '../errors.ts';
 import type { ApiEnv } from '../http/auth.ts';
 import type { Download, IncomingFile, UploadService } from '../services/upload-service.ts';
 
@@ -30,7 +30,7 @@ async function readUpload(c: Context): Promise<IncomingFile> {
   if (unknown !== undefined)
     throw new ApiError(
       'unknown_field',
-      `Only the form field "file" is accepted, not "${unknown}".`,
+      `Only the form field "file" is accepted, not "${quoteForMessage(unknown)}".`,
       unknown || '""',
     );
   const entries = form.getAll('file');

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import { ApiError } from '../errors.ts';
+import { ApiError, quoteForMessage } from '../errors.ts';
 import { emailDetail, emailSummary } from '../domain/email-view.ts';
 import { encodeCursor, parseListQuery } from '../domain/list-query.ts';
 import type { Email, Folder } from '../domain/types.ts';
@@ -15,7 +15,7 @@ export function emailInScope(c: Context<ApiEnv>, store: Store): Email {
   if (email === undefined || !c.get('access').mailboxes.has(email.mailbox)) {
     throw new ApiError(
       'email_not_found',
-      `No email ${id.slice(0, 128)} is available to this key.`,
+      `No email ${quoteForMessage(id)} is available to this key.`,
       'emailId',
     );
   }
@@ -31,7 +31,7 @@ export function emailRoutes(store: Store, validator: RequestValidator): Hono<Api
     if (!c.get('access').mailboxes.has(query.filter.mailbox)) {
       throw new ApiError(
         'mailbox_not_found',
-        `No mailbox ${query.filter.mailbox} is available to this key.`,
+        `No mailbox ${quoteForMessage(query.filter.mailbox)} is available to this key.`,
         'mailbox',
       );
     }

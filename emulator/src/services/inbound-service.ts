@@ -5,7 +5,7 @@ import {
   type HeaderLines,
   type ParsedMail,
 } from 'mailparser';
-import { ApiError } from '../errors.ts';
+import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
 import { canonicalReceivedAddress, parseAddress } from '../domain/addresses.ts';
@@ -222,10 +222,18 @@ export class InboundService {
       requireText(placement.mailbox, 'mailbox', 254).toLowerCase(),
     );
     if (mailbox === undefined)
-      throw new ApiError('mailbox_not_found', `No mailbox ${placement.mailbox}.`, 'mailbox');
+      throw new ApiError(
+        'mailbox_not_found',
+        `No mailbox ${quoteForMessage(placement.mailbox)}.`,
+        'mailbox',
+      );
     const folder = placement.folder ?? 'inbox';
     if (!(FOLDERS as readonly string[]).includes(folder)) {
-      throw new ApiError('invalid_folder', `Unknown folder "${folder}".`, 'folder');
+      throw new ApiError(
+        'invalid_folder',
+        `Unknown folder "${quoteForMessage(folder)}".`,
+        'folder',
+      );
     }
     for (const flag of ['read', 'starred'] as const) {
       if (placement[flag] !== undefined && typeof placement[flag] !== 'boolean') {
@@ -327,7 +335,11 @@ function requireAddress(value: unknown, field: string): Address {
   const text = requireText(value, field, 400);
   const address = parseAddress(text);
   if (address === undefined)
-    throw new ApiError('invalid_address', `${text} is not an email address.`, field);
+    throw new ApiError(
+      'invalid_address',
+      `${quoteForMessage(text)} is not an email address.`,
+      field,
+    );
   return address;
 }
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
 import type { Access } from '../http/auth.ts';
@@ -100,7 +100,7 @@ export class SendService {
     if (mailbox === undefined)
       throw new ApiError(
         'mailbox_not_found',
-        `No mailbox ${from.address} is available to this key.`,
+        `No mailbox ${quoteForMessage(from.address)} is available to this key.`,
         'from',
       );
     const to = [requireAddress(request.to, 'to')];
@@ -205,7 +205,7 @@ export class SendService {
       if (this.store.directory.isSuppressed(recipient.address)) {
         throw new ApiError(
           'recipient_suppressed',
-          `${recipient.address} is suppressed; nothing was sent.`,
+          `${quoteForMessage(recipient.address)} is suppressed; nothing was sent.`,
           draft.recipientFields.get(recipient.address),
         );
       }

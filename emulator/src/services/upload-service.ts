@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.ts';
+import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
 import type { Access } from '../http/auth.ts';
@@ -54,7 +54,7 @@ export class UploadService implements AttachmentSource {
       if (found === undefined || found.upload.ownerId !== ownerId) {
         throw new ApiError(
           'attachment_not_found',
-          `No attachment ${id.slice(0, 128)} is available to this key.`,
+          `No attachment ${quoteForMessage(id)} is available to this key.`,
           `attachmentIds[${i}]`,
         );
       }
@@ -82,7 +82,7 @@ export class UploadService implements AttachmentSource {
     }
     throw new ApiError(
       'attachment_not_found',
-      `No attachment ${id.slice(0, 128)} is available to this key.`,
+      `No attachment ${quoteForMessage(id)} is available to this key.`,
       'attachmentId',
     );
   }

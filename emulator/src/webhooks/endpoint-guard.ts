@@ -10,6 +10,7 @@
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { quoteForMessage } from '../errors.ts';
 import ipaddr from 'ipaddr.js';
 
 /** A DNS lookup, injected so tests never touch the network. */
@@ -125,7 +126,7 @@ function refuseAddress(address: string, shownAs: string, options: GuardOptions):
   const extra = range === 'loopback' && !options.allowLoopback ? ` ${LOOPBACK_HINT}` : '';
   throw new UnsafeWebhookTarget(
     'non_public_address',
-    `Webhook URL host ${shownAs} is ${words}; webhooks are only delivered to public addresses (§2.5).${extra}`,
+    `Webhook URL host ${quoteForMessage(shownAs)} is ${words}; webhooks are only delivered to public addresses (§2.5).${extra}`,
   );
 }
 
@@ -139,7 +140,7 @@ function checkHostname(hostname: string, options: GuardOptions): void {
     const extra = isLocalhostName(name) ? ` ${LOOPBACK_HINT}` : '';
     throw new UnsafeWebhookTarget(
       'local_hostname',
-      `Webhook URL host "${hostname}" ${why}, so it names a local machine; use a public hostname (§2.5).${extra}`,
+      `Webhook URL host "${quoteForMessage(hostname)}" ${why}, so it names a local machine; use a public hostname (§2.5).${extra}`,
     );
   }
 }
@@ -164,7 +165,7 @@ export function checkWebhookUrl(raw: string, options: GuardOptions): ParsedTarge
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UnsafeWebhookTarget(
       'scheme_not_allowed',
-      `Webhook URL must use http: or https:, not ${url.protocol}.`,
+      `Webhook URL must use http: or https:, not ${quoteForMessage(url.protocol)}.`,
     );
   }
   if (url.username !== '' || url.password !== '') {
@@ -233,13 +234,13 @@ export async function resolvePublicAddresses(
     const why = error instanceof Error && 'code' in error ? ` (${String(error.code)})` : '';
     throw new UnsafeWebhookTarget(
       'unresolvable_host',
-      `Webhook host "${target.hostname}" does not resolve${why}.`,
+      `Webhook host "${quoteForMessage(target.hostname)}" does not resolve${why}.`,
     );
   }
   if (answers.length === 0) {
     throw new UnsafeWebhookTarget(
       'unresolvable_host',
-      `Webhook host "${target.hostname}" has no addresses.`,
+      `Webhook host "${quoteForMessage(target.hostname)}" has no addresses.`,
     );
   }
   const localhost = isLocalhostName(target.hostname.replace(/\.$/, ''));
@@ -251,7 +252,7 @@ export async function resolvePublicAddresses(
       // Only reachable with allowLoopback; a localhost name must stay on this machine.
       throw new UnsafeWebhookTarget(
         'non_public_address',
-        `Webhook host "${target.hostname}" resolves to ${address}, not to a loopback address; localhost names must stay on this machine.`,
+        `Webhook host "${quoteForMessage(target.hostname)}" resolves to ${address}, not to a loopback address; localhost names must stay on this machine.`,
       );
     }
   }

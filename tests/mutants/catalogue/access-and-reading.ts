@@ -391,8 +391,8 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: '7-R1',
     bug: 'an unknown query parameter is refused with 400 but the error does not name it in field',
     file: 'emulator/src/domain/list-query.ts',
-    find: 'throw new ApiError(\'invalid_field\', `Unknown query parameter "${name}".`, name);',
-    replace: 'throw new ApiError(\'invalid_field\', `Unknown query parameter "${name}".`);',
+    find: 'throw new ApiError(\'invalid_field\', `Unknown query parameter "${shown}".`, name);',
+    replace: 'throw new ApiError(\'invalid_field\', `Unknown query parameter "${shown}".`);',
     caughtBy: BAD_INPUT.anyQuery,
   },
   {

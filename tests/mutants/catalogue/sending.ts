@@ -89,9 +89,9 @@ const SENDING_CHECKS: NamedMutant[] = [
     rule: 'D-26',
     bug: 'a from mailbox of another owner is refused with a message saying it belongs to someone else, revealing that it exists',
     file: SEND_SERVICE,
-    find: '`No mailbox ${from.address} is available to this key.`,',
+    find: '`No mailbox ${quoteForMessage(from.address)} is available to this key.`,',
     replace:
-      'this.store.directory.getMailbox(from.address) === undefined ? `No mailbox ${from.address} is available to this key.` : `${from.address} belongs to another owner.`,',
+      'this.store.directory.getMailbox(from.address) === undefined ? `No mailbox ${quoteForMessage(from.address)} is available to this key.` : `${from.address} belongs to another owner.`,',
     caughtBy:
       'refuses a from mailbox outside the key exactly like one that does not exist: 404 mailbox_not_found, field from',
   },

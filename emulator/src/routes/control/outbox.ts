@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import type { Services } from '../../app.ts';
-import { ApiError } from '../../errors.ts';
+import { ApiError, quoteForMessage } from '../../errors.ts';
 import type { OutboxEntry } from '../../store/outbox-store.ts';
 
 /** Field by field as spec/control.yaml's OutboxEntry lists them (never the raw bytes). */
@@ -25,7 +25,11 @@ export function controlOutboxRoutes({ deps }: Services): Hono {
   const found = (id: string) => {
     const captured = deps.store.outbox.get(id);
     if (captured === undefined) {
-      throw new ApiError('not_found', `No captured message ${id} in the outbox.`, 'outboxId');
+      throw new ApiError(
+        'not_found',
+        `No captured message ${quoteForMessage(id)} in the outbox.`,
+        'outboxId',
+      );
     }
     return captured;
   };
