@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { it } from 'vitest';
 import { ApiClient, NoAnswer } from './client.ts';
 import { readRunConfig, type Need, type RunConfig } from './config.ts';
-import { describeExchange, type Exchange } from './exchange.ts';
+import { replayContextFor } from './curl.ts';
+import { replayExchanges, type Exchange } from './exchange.ts';
 import { offeredNeeds, selectCheck } from './profiles.ts';
 import { workerRateLimiter } from './rate-limit.ts';
 import { ruleById, type Rule } from './rules.ts';
@@ -141,10 +142,7 @@ function explainFailure(
   if (!(error instanceof Error)) return error;
   const ruleLines = rules.map((r) => `  ${r.id} (§${r.section}, ${r.source}): "${r.sentence}"`);
   const recent = log.slice(-3);
-  const exchangeLines =
-    recent.length === 0
-      ? ['  (no HTTP exchange)']
-      : recent.map((x) => describeExchange(x, target.baseUrl, 800, target.control?.baseUrl));
+  const exchangeLines = replayExchanges(log, 3, replayContextFor(target, run.replayFiles));
   const targetFlags = replayTargetFlags(target, needs);
   const runFlags = run.numRuns === 50 ? '' : ` --num-runs ${run.numRuns}`;
   error.message = [

@@ -61,6 +61,11 @@ export async function main(argv: string[]): Promise<number> {
     profile: run.profile,
     workerMaxRps: run.maxRps === null ? null : run.maxRps / workers,
     requestTimeoutMs: run.requestTimeoutMs,
+    // A failure's replay reads the bytes it sends from here (curl.ts).
+    replayFiles: {
+      dir: resolve(process.cwd(), run.reportDir, 'replay-files'),
+      shown: join(run.reportDir, 'replay-files'),
+    },
   };
   process.env[RUN_CONFIG_ENV] = encodeRunConfig(config);
   const target =

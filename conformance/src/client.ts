@@ -1,4 +1,4 @@
-import type { Exchange } from './exchange.ts';
+import { recordBody, type Exchange } from './exchange.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { SafetyRefusal, UndeclaredWrite, disallowedRecipients, isWrite } from './safety.ts';
 import type { SpecValidator } from './spec-validator.ts';
@@ -105,7 +105,7 @@ export class ApiClient {
     }
     this.enforcePolicy(method, url, options.json, body);
     const exchange: Exchange = {
-      request: { method, url: url.toString(), headers, ...describeBody(body) },
+      request: { method, url: url.toString(), headers, ...(await recordBody(body)) },
       violations: [],
     };
     this.log.push(exchange);
@@ -231,11 +231,4 @@ function basePath(baseUrl: string): string {
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {
   return Object.keys(headers).some((h) => h.toLowerCase() === name);
-}
-
-function describeBody(body: RequestOptions['body']): { body?: string } {
-  if (body === undefined) return {};
-  if (typeof body === 'string') return { body };
-  if (body instanceof Uint8Array) return { body: `<${body.length} bytes>` };
-  return { body: '<multipart form data>' };
 }

@@ -55,6 +55,11 @@ export interface RunConfig {
   workerMaxRps: number | null;
   /** How long one request may take, answer body included, before its check fails. */
   requestTimeoutMs: number;
+  /**
+   * Where a failure's replay saves the bytes it sends (`--report-dir`/replay-files): `dir`
+   * absolute, `shown` as the printed command names it. Unset: the system's temporary folder.
+   */
+  replayFiles?: { dir: string; shown: string };
 }
 
 export const RUN_CONFIG_ENV = 'MAILTWIN_CONFORMANCE_CONFIG';

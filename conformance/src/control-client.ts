@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiClient, ApiResponse, RequestOptions } from './client.ts';
+import { recordMadeSecret } from './exchange.ts';
 import type { Target } from './targets.ts';
 
 export type Scope = 'follow-owner' | 'one-domain' | 'selected-mailbox';
@@ -101,10 +102,10 @@ export class ControlClient {
       ...(options.domain === undefined ? {} : { domain: options.domain }),
       ...(options.mailboxes === undefined ? {} : { mailboxes: options.mailboxes }),
     };
-    const created = (await this.call('POST', '/keys', { json: body })).json<{
-      id: string;
-      secret: string;
-    }>();
+    const response = await this.call('POST', '/keys', { json: body });
+    const created = response.json<{ id: string; secret: string }>();
+    // A replay of a request sending this key shows the call that made it (exchange.ts).
+    recordMadeSecret(this.api.log, response.exchange, created.secret);
     return { id: created.id, secret: created.secret, scope };
   }
 
@@ -175,10 +176,10 @@ export class ControlClient {
     options: { domain?: string; mailboxes?: string[] } = {},
   ): Promise<{ id: string; secret: string }> {
     const body = { ownerId, url, scope, ...options };
-    return (await this.call('POST', '/webhooks', { json: body })).json<{
-      id: string;
-      secret: string;
-    }>();
+    const response = await this.call('POST', '/webhooks', { json: body });
+    const created = response.json<{ id: string; secret: string }>();
+    recordMadeSecret(this.api.log, response.exchange, created.secret, { stem: 'WEBHOOK_SECRET' });
+    return created;
   }
 
   async webhook(

@@ -1,9 +1,28 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { describeExchange, toCurl, type Exchange } from './exchange.ts';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
+import type { ReplayContext } from './curl.ts';
+import {
+  describeExchange,
+  recordBody,
+  recordMadeSecret,
+  replayExchanges,
+  type Exchange,
+} from './exchange.ts';
 
 const BASE = 'https://mail.example.com/openapi/v1';
+const CONTROL = 'https://mail.example.com/_mailtwin/v1';
 const SECRET = 'sk-live-0123456789abcdef';
+const TOKEN = 'mt_0123456789abcdefghijkl';
+const CONTEXT: ReplayContext = {
+  baseUrl: BASE,
+  controlUrl: CONTROL,
+  apiKey: SECRET,
+  controlToken: TOKEN,
+};
 
 function exchange(
   overrides: Partial<Exchange['request']> = {},
@@ -36,108 +55,6 @@ function argumentsCurlWouldGet(command: string, env: Record<string, string>): st
   return out.split('\0').slice(0, -1);
 }
 
-describe('toCurl', () => {
-  it('writes a URL under the base URL as "$MAILTWIN_BASE_URL" plus the quoted relative path', () => {
-    expect(toCurl(exchange({ url: `${BASE}/emails?mailbox=a%40acme.test&limit=5` }), BASE)).toBe(
-      `curl -i -X GET "$MAILTWIN_BASE_URL"'/emails?mailbox=a%40acme.test&limit=5' -H "Authorization: Bearer $MAILTWIN_API_KEY"`,
-    );
-  });
-
-  it('writes an absolute, quoted URL when the URL is not under the base URL', () => {
-    const docs = exchange({ url: 'https://mail.example.com/openapi/docs', headers: {} });
-    expect(toCurl(docs, BASE)).toBe(`curl -i -X GET 'https://mail.example.com/openapi/docs'`);
-  });
-
-  it('never prints the API key, whatever the case of the header name', () => {
-    for (const name of ['Authorization', 'authorization', 'AUTHORIZATION']) {
-      const command = toCurl(exchange({ headers: { [name]: `Bearer ${SECRET}` } }), BASE);
-      expect(command).not.toContain(SECRET);
-      expect(command).toContain(`-H "Authorization: Bearer $MAILTWIN_API_KEY"`);
-    }
-  });
-
-  it('prints other headers single-quoted, as given', () => {
-    const command = toCurl(
-      exchange({
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', 'X-Test': "it's" },
-      }),
-      BASE,
-    );
-    expect(command).toBe(
-      `curl -i -X POST "$MAILTWIN_BASE_URL"'/mailboxes' -H 'Content-Type: application/json' -H 'X-Test: it'\\''s'`,
-    );
-  });
-
-  it('passes a body with --data-binary, escaping single quotes', () => {
-    const command = toCurl(
-      exchange({ method: 'POST', headers: {}, body: `{"subject":"it's"}` }),
-      BASE,
-    );
-    expect(command).toBe(
-      `curl -i -X POST "$MAILTWIN_BASE_URL"'/mailboxes' --data-binary '{"subject":"it'\\''s"}'`,
-    );
-  });
-
-  it('prints a command that bash turns into exactly the original request', () => {
-    const body = [
-      `{"subject":"It's 'quoted' ''`,
-      `"text":"$HOME \`id\` $(id) \\\\ \\" ! * ?",`,
-      `"html":"<p>'</p>"}`,
-    ].join('\n');
-    const url = `${BASE}/emails/01J'X/reply?x=$HOME&y='z'`;
-    const command = toCurl(
-      exchange({
-        method: 'POST',
-        url,
-        headers: {
-          Authorization: `Bearer ${SECRET}`,
-          'Content-Type': 'application/json',
-          'X-Note': `a'b "c" $d`,
-        },
-        body,
-      }),
-      BASE,
-    );
-    expect(command).not.toContain(SECRET);
-    const args = argumentsCurlWouldGet(command, {
-      MAILTWIN_BASE_URL: BASE,
-      MAILTWIN_API_KEY: SECRET,
-      HOME: '/should-not-expand',
-    });
-    expect(args).toEqual([
-      '-i',
-      '-X',
-      'POST',
-      url,
-      '-H',
-      `Authorization: Bearer ${SECRET}`,
-      '-H',
-      'Content-Type: application/json',
-      '-H',
-      `X-Note: a'b "c" $d`,
-      '--data-binary',
-      body,
-    ]);
-  });
-
-  it('replays against another target by changing only $MAILTWIN_BASE_URL', () => {
-    const command = toCurl(exchange({ url: `${BASE}/emails/abc` }), BASE);
-    const args = argumentsCurlWouldGet(command, {
-      MAILTWIN_BASE_URL: 'http://127.0.0.1:4010/openapi/v1',
-      MAILTWIN_API_KEY: 'sk-other',
-    });
-    expect(args).toEqual([
-      '-i',
-      '-X',
-      'GET',
-      'http://127.0.0.1:4010/openapi/v1/emails/abc',
-      '-H',
-      'Authorization: Bearer sk-other',
-    ]);
-  });
-});
-
 describe('describeExchange', () => {
   it('shows the replay command, status, content type and body', () => {
     const text = describeExchange(
@@ -151,7 +68,7 @@ describe('describeExchange', () => {
           },
         },
       ),
-      BASE,
+      CONTEXT,
     );
     expect(text).toBe(
       [
@@ -164,7 +81,7 @@ describe('describeExchange', () => {
   it('says when the response had no content type', () => {
     const text = describeExchange(
       exchange({}, { response: { status: 204, headers: {}, bodyText: '' } }),
-      BASE,
+      CONTEXT,
     );
     expect(text.split('\n')[1]).toBe('  response: 204 (no content-type) ');
   });
@@ -181,7 +98,7 @@ describe('describeExchange', () => {
           },
         },
       ),
-      BASE,
+      CONTEXT,
       10,
     );
     expect(text.split('\n')[1]).toBe(`  response: 200 (text/plain) ${'a'.repeat(10)}… (30 chars)`);
@@ -199,14 +116,14 @@ describe('describeExchange', () => {
           },
         },
       ),
-      BASE,
+      CONTEXT,
       10,
     );
     expect(text.split('\n')[1]).toBe(`  response: 200 (text/plain) ${'b'.repeat(10)}`);
   });
 
   it('says when no response arrived', () => {
-    const text = describeExchange(exchange(), BASE);
+    const text = describeExchange(exchange(), CONTEXT);
     expect(text.split('\n')[1]).toBe(
       '  response: none (the request failed before an answer arrived)',
     );
@@ -221,7 +138,7 @@ describe('describeExchange', () => {
           violations: ['first problem', 'second problem'],
         },
       ),
-      BASE,
+      CONTEXT,
     );
     expect(text.split('\n').slice(2)).toEqual([
       '  spec violation: first problem',
@@ -232,8 +149,138 @@ describe('describeExchange', () => {
   it('does not print the API key', () => {
     const text = describeExchange(
       exchange({}, { response: { status: 200, headers: {}, bodyText: '[]' } }),
-      BASE,
+      CONTEXT,
     );
     expect(text).not.toContain(SECRET);
+  });
+});
+
+/** The control-plane call that made a key, and the key's secret in its answer. */
+function keyMaker(secret: string): Exchange {
+  return {
+    request: {
+      method: 'POST',
+      url: `${CONTROL}/keys`,
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      body: '{"ownerId":"own_1","name":"conformance follow-owner","scope":"follow-owner"}',
+    },
+    response: {
+      status: 201,
+      headers: { 'content-type': 'application/json' },
+      bodyText: JSON.stringify({ id: 'key_1', secret }),
+    },
+    violations: [],
+  };
+}
+
+const MADE = 'sk-AAAAAAAAAAAA_made0000000000000000000000009999';
+
+describe('replayExchanges', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'replay-exchanges-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('shows a key the check made as made by its control-plane call, printed first', () => {
+    const log: Exchange[] = [];
+    const maker = keyMaker(MADE);
+    log.push(maker);
+    recordMadeSecret(log, maker, MADE);
+    // A property empties the log between cases: the key stays known.
+    log.length = 0;
+    log.push(exchange({ headers: { Authorization: `Bearer ${MADE}` } }));
+    const lines = replayExchanges(log, 3, CONTEXT).join('\n').split('\n');
+    expect(lines[0]).toBe(
+      `  made earlier by the check: KEY_1=$(curl -sS -X POST "$MAILTWIN_CONTROL_URL"'/keys' -H "Authorization: Bearer $MAILTWIN_CONTROL_TOKEN" -H 'Content-Type: application/json' --data-binary '{"ownerId":"own_1","name":"conformance follow-owner","scope":"follow-owner"}' | jq -r .secret)`,
+    );
+    expect(lines[1]).toBe(
+      `  replay: curl -i -X GET "$MAILTWIN_BASE_URL"'/mailboxes' -H "Authorization: Bearer $KEY_1"`,
+    );
+    expect(lines.join('\n')).not.toContain(MADE);
+  });
+
+  it('prints commands that, run in order, send the key the control plane answered', () => {
+    const log: Exchange[] = [];
+    const maker = keyMaker(MADE);
+    log.push(maker, exchange({ url: `${BASE}/emails?api_key=${MADE}`, headers: {} }));
+    recordMadeSecret(log, maker, MADE);
+    const lines = replayExchanges(log, 3, CONTEXT).join('\n').split('\n');
+    const commands = lines
+      .filter((l) => l.startsWith('  replay: '))
+      .map((l) => l.slice('  replay: '.length));
+    expect(commands).toHaveLength(2);
+    // curl stands in for the target: the control plane answers a fresh key, the API echoes
+    // what it was sent.
+    const script = [
+      `curl() { case "$*" in *"/keys"*) echo '{"id":"key_9","secret":"sk-fresh"}' ;; *) printf '%s\\0' "$@" ;; esac; }`,
+      ...commands,
+    ].join('\n');
+    const out = execFileSync('bash', ['-c', script], {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        MAILTWIN_BASE_URL: BASE,
+        MAILTWIN_CONTROL_URL: CONTROL,
+        MAILTWIN_CONTROL_TOKEN: TOKEN,
+      },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    expect(out.split('\0')).toContain(`${BASE}/emails?api_key=sk-fresh`);
+  });
+
+  it('names keys in the order they were made, and a webhook secret by its own stem', () => {
+    const log: Exchange[] = [];
+    const [first, second] = [keyMaker(`${MADE}1`), keyMaker(`${MADE}2`)];
+    log.push(first, second);
+    recordMadeSecret(log, first, `${MADE}1`);
+    recordMadeSecret(log, second, `${MADE}2`);
+    recordMadeSecret(log, second, 'whsec_0123456789abcdefghijklmn', { stem: 'WEBHOOK_SECRET' });
+    log.push(exchange({ headers: { Authorization: `Bearer ${MADE}2` } }));
+    const lines = replayExchanges(log, 2, CONTEXT).join('\n').split('\n');
+    expect(lines[0]).toMatch(/^ {2}replay: KEY_2=\$\(curl -sS /);
+    expect(lines[2]).toMatch(/-H "Authorization: Bearer \$KEY_2"$/);
+    expect(lines.join('\n')).not.toMatch(/sk-AAAA|whsec_0123/);
+  });
+
+  it('masks an unknown key-shaped value and every secret in answers', () => {
+    const log = [
+      exchange(
+        { headers: { Authorization: 'Bearer sk-tampered0123456789abcdef' } },
+        {
+          response: {
+            status: 200,
+            headers: { 'content-type': 'application/json' },
+            bodyText: `{"secret":"whsec_abcdefghijklmnopqrstuvwxyz","token":"${TOKEN}","key":"${SECRET}"}`,
+          },
+        },
+      ),
+    ];
+    const text = replayExchanges(log, 3, CONTEXT).join('\n');
+    expect(text).toContain(`-H 'Authorization: Bearer sk-…cdef'`);
+    expect(text).toContain('{"secret":"whsec_…wxyz","token":"mt_…ijkl","key":"sk-…cdef"}');
+    for (const secret of [TOKEN, SECRET, 'whsec_abcdefghijklmnopqrstuvwxyz', 'sk-tampered'])
+      expect(text).not.toContain(secret);
+  });
+
+  it('saves the bytes of a multipart upload beside the report and sends them with -F', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['%PDF-1.7 bytes'], { type: 'application/pdf' }), 'a.pdf');
+    const upload = exchange({
+      method: 'POST',
+      url: `${BASE}/attachments`,
+      ...(await recordBody(form)),
+    });
+    const lines = replayExchanges([upload], 3, {
+      ...CONTEXT,
+      files: { dir: join(folder, 'replay-files'), shown: 'out/replay-files' },
+    });
+    const [saved] = readdirSync(join(folder, 'replay-files'));
+    expect(saved).toMatch(/^[0-9a-f]{64}\.bin$/);
+    expect(lines[0]).toContain(
+      `-F 'file=@out/replay-files/${saved};filename=a.pdf;type=application/pdf'`,
+    );
+    expect(lines[0]).not.toContain('<multipart form data>');
+  });
+
+  it('says so when the check sent nothing', () => {
+    expect(replayExchanges([], 3, CONTEXT)).toEqual(['  (no HTTP exchange)']);
   });
 });

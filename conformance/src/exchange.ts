@@ -1,3 +1,23 @@
+import {
+  saveReplayFiles,
+  secretVariables,
+  toCurl,
+  type ReplayContext,
+  type SecretVariable,
+} from './curl.ts';
+import { redactSecrets } from './redact.ts';
+
+export { toCurl, type ReplayContext } from './curl.ts';
+
+/** One part of a multipart body: a text field, or a file with its bytes. */
+export interface ExchangePart {
+  name: string;
+  value?: string;
+  bytes?: Uint8Array;
+  filename?: string;
+  type?: string;
+}
+
 /** One HTTP request and its answer, kept so that a failure can show and replay it. */
 export interface Exchange {
   request: {
@@ -6,6 +26,10 @@ export interface Exchange {
     headers: Record<string, string>;
     /** The body as text, or a note for binary bodies. */
     body?: string;
+    /** A binary body's bytes (a replay reads them from a saved file). */
+    bytes?: Uint8Array;
+    /** A multipart body's parts (a replay sends them with `curl -F`). */
+    parts?: ExchangePart[];
   };
   response?: {
     status: number;
@@ -16,61 +40,147 @@ export interface Exchange {
   violations: string[];
 }
 
-/**
- * The exchange's request as a `curl` command a vendor can paste into a shell. The base URL and
- * the key are shell variables (`$MAILTWIN_BASE_URL`, `$MAILTWIN_API_KEY`, as the emulator's
- * banner prints them), so a replay never carries a secret and works against any target. A
- * call to the control plane (`controlUrl`) uses `$MAILTWIN_CONTROL_URL` and
- * `$MAILTWIN_CONTROL_TOKEN` instead.
- */
-export function toCurl(exchange: Exchange, baseUrl: string, controlUrl?: string): string {
-  const { method, url, headers, body } = exchange.request;
-  const control = controlUrl !== undefined && url.startsWith(controlUrl);
-  const [prefix, variable] = control
-    ? [controlUrl, '$MAILTWIN_CONTROL_URL']
-    : [baseUrl, '$MAILTWIN_BASE_URL'];
-  const relative = url.startsWith(prefix) ? url.slice(prefix.length) : undefined;
-  const parts = ['curl', '-i', '-X', method];
-  parts.push(relative === undefined ? shellQuote(url) : `"${variable}"${shellQuote(relative)}`);
-  for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() === 'authorization' && /^Bearer\s+\S+$/i.test(value)) {
-      parts.push(
-        '-H',
-        control
-          ? '"Authorization: Bearer $MAILTWIN_CONTROL_TOKEN"'
-          : '"Authorization: Bearer $MAILTWIN_API_KEY"',
-      );
-    } else {
-      parts.push('-H', shellQuote(`${name}: ${value}`));
-    }
+/** A request body as an exchange keeps it: text as is, bytes and multipart parts for replay. */
+export async function recordBody(
+  body: string | Uint8Array | FormData | undefined,
+): Promise<Pick<Exchange['request'], 'body' | 'bytes' | 'parts'>> {
+  if (body === undefined) return {};
+  if (typeof body === 'string') return { body };
+  if (body instanceof Uint8Array) return { body: `<${body.length} bytes>`, bytes: body.slice() };
+  const parts: ExchangePart[] = [];
+  for (const [name, value] of body) {
+    if (typeof value === 'string') parts.push({ name, value });
+    else
+      parts.push({
+        name,
+        bytes: new Uint8Array(await value.arrayBuffer()),
+        filename: value.name,
+        type: value.type,
+      });
   }
-  if (body !== undefined) parts.push('--data-binary', shellQuote(body));
-  return parts.join(' ');
+  return { body: '<multipart form data>', parts };
 }
 
-function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
+/** A secret a check made through the control plane: the call that made it, and its variable. */
+interface MadeSecret extends SecretVariable {
+  exchange: Exchange;
+  /** Where the secret is in the call's JSON answer, for `jq -r`. */
+  field: string;
 }
 
-/** A short, readable account of the exchange for failure messages. */
+/**
+ * Secrets made by the checks, by the check's exchange log. The log is emptied between the
+ * cases of a property; the keys made before the property stay known.
+ */
+const madeByLog = new WeakMap<readonly Exchange[], MadeSecret[]>();
+
+/**
+ * Records that `exchange` (a control-plane call in `log`) made `secret`, found in its JSON
+ * answer at `field`: a replay names the secret `KEY_n` (or `<stem>_n`) and prints that call as
+ * `KEY_n=$(curl … | jq -r .secret)` before the first exchange that uses it.
+ */
+export function recordMadeSecret(
+  log: readonly Exchange[],
+  exchange: Exchange,
+  secret: string,
+  { field = 'secret', stem = 'KEY' }: { field?: string; stem?: string } = {},
+): void {
+  if (typeof secret !== 'string' || secret === '') return;
+  const made = madeByLog.get(log) ?? [];
+  if (made.some((m) => m.secret === secret)) return;
+  const n = made.filter((m) => m.variable.startsWith(`${stem}_`)).length + 1;
+  made.push({ secret, variable: `${stem}_${n}`, exchange, field });
+  madeByLog.set(log, made);
+}
+
+interface Rendering {
+  context: ReplayContext;
+  variables: SecretVariable[];
+  made: readonly MadeSecret[];
+  maxBody: number;
+}
+
+/** A short, readable account of the exchange for failure messages, with no secret in it. */
 export function describeExchange(
   exchange: Exchange,
-  baseUrl: string,
+  context: ReplayContext,
   maxBody = 800,
-  controlUrl?: string,
 ): string {
-  const lines = [`  replay: ${toCurl(exchange, baseUrl, controlUrl)}`];
+  return describe(exchange, { context, variables: secretVariables(context), made: [], maxBody });
+}
+
+function describe(exchange: Exchange, r: Rendering): string {
+  const maker = r.made.find((m) => m.exchange === exchange);
+  const command = toCurl(exchange, r.context, r.variables, maker !== undefined);
+  const lines = [
+    maker === undefined
+      ? `  replay: ${command}`
+      : `  replay: ${maker.variable}=$(${command} | jq -r ${jqPath(maker.field)})`,
+  ];
   if (exchange.response === undefined) {
     lines.push('  response: none (the request failed before an answer arrived)');
   } else {
     const { status, headers, bodyText } = exchange.response;
     const type = headers['content-type'] ?? 'no content-type';
     const body =
-      bodyText.length > maxBody
-        ? `${bodyText.slice(0, maxBody)}… (${bodyText.length} chars)`
+      bodyText.length > r.maxBody
+        ? `${bodyText.slice(0, r.maxBody)}… (${bodyText.length} chars)`
         : bodyText;
     lines.push(`  response: ${status} (${type}) ${body}`);
   }
   for (const violation of exchange.violations) lines.push(`  spec violation: ${violation}`);
-  return lines.join('\n');
+  return redactSecrets(
+    lines.join('\n'),
+    r.variables.map((v) => v.secret),
+  );
+}
+
+/**
+ * The last `count` exchanges of a check's log for its failure message, oldest first, each as a
+ * replay and its answer. A key the check made and these exchanges use is shown as made: the
+ * control-plane call that made it comes first (`KEY_1=$(curl … | jq -r .secret)`), and the
+ * exchanges send `$KEY_1`. The bytes the replays read are saved (`context.files`).
+ */
+export function replayExchanges(
+  log: readonly Exchange[],
+  count: number,
+  context: ReplayContext,
+  maxBody = 800,
+): string[] {
+  const recent = log.slice(-count);
+  if (recent.length === 0) return ['  (no HTTP exchange)'];
+  const made = madeByLog.get(log) ?? [];
+  const r: Rendering = {
+    context,
+    variables: secretVariables(context, made),
+    made,
+    maxBody,
+  };
+  const used = made.filter(
+    (m) => !recent.includes(m.exchange) && recent.some((x) => sends(x, m.secret)),
+  );
+  saveReplayFiles([...used.map((m) => m.exchange), ...recent], context);
+  return [
+    ...used.map(
+      (m) =>
+        `  made earlier by the check: ${describe(m.exchange, r)
+          .split('\n')[0]!
+          .replace(/^ {2}replay: /, '')}`,
+    ),
+    ...recent.map((x) => describe(x, r)),
+  ];
+}
+
+/** Whether the request carries the secret (header, URL or body). */
+function sends(exchange: Exchange, secret: string): boolean {
+  const { url, headers, body } = exchange.request;
+  return (
+    url.includes(secret) ||
+    (body ?? '').includes(secret) ||
+    Object.values(headers).some((v) => v.includes(secret))
+  );
+}
+
+function jqPath(field: string): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(field) ? `.${field}` : `'.${JSON.stringify(field)}'`;
 }
