@@ -194,3 +194,23 @@ describe('addresses real mail carries (issue 12 item 12, D-50)', () => {
     expect(deps.store.emails.count()).toBe(1);
   });
 });
+
+describe('HTML-only received mail', () => {
+  const html = ['From: bob@partner.test', 'To: alice@acme.test', 'Content-Type: text/html'];
+
+  it('gets its text from its HTML', async () => {
+    const { inject } = world();
+    const email = await inject([...html, 'Subject: Hi'], '<p>Hello <b>there</b></p>');
+    expect(email.text).toBe('Hello there');
+    expect(email.html?.trim()).toBe('<p>Hello <b>there</b></p>');
+  });
+
+  it('is stored, HTML intact, however deeply its elements nest', async () => {
+    const { inject } = world();
+    const depth = 200_000;
+    const bomb = `${'<div>'.repeat(depth)}deep${'</div>'.repeat(depth)}`;
+    const email = await inject([...html, 'Subject: Nested'], bomb);
+    expect(email.html?.startsWith('<div><div>')).toBe(true);
+    expect(email.html?.length).toBeGreaterThan(bomb.length);
+  }, 60_000);
+});

@@ -10,6 +10,7 @@ import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
 import { canonicalReceivedAddress, parseAddress } from '../domain/addresses.ts';
 import { snippetOf } from '../domain/email-view.ts';
+import { textOfHtml } from '../domain/html-text.ts';
 import { parseTimestampParam } from '../domain/query-params.ts';
 import {
   FOLDERS,
@@ -165,7 +166,9 @@ export class InboundService {
     if (raw.length === 0) throw new ApiError('invalid_field', 'The message is empty.', 'body');
     let parsed: ParsedMail;
     try {
-      parsed = await simpleParser(Buffer.from(raw));
+      // mailparser's own HTML-to-text step has no depth bound (45 s for 200,000 nested
+      // elements); the text of HTML-only mail is made by textOfHtml below instead.
+      parsed = await simpleParser(Buffer.from(raw), { skipHtmlToText: true });
     } catch (error) {
       throw unparseable(error);
     }
@@ -185,7 +188,7 @@ export class InboundService {
         cc: receivedAddresses(parsed.cc),
         replyTo: receivedAddresses(parsed.replyTo),
         subject: parsed.subject ?? '',
-        text: parsed.text ?? null,
+        text: textOf(parsed),
         html: typeof parsed.html === 'string' ? parsed.html : null,
         sentAt: sentAtOf(parsed.headerLines),
         messageId: parsed.messageId,
@@ -285,6 +288,13 @@ export class InboundService {
  * stored), never a 500: a header block over 1 MiB, more than 1,000 MIME parts, an HTML body it
  * cannot turn into text. The parser's own words are not echoed.
  */
+/** The text part, or for HTML-only mail the text of its HTML; null when it has neither. */
+function textOf(parsed: ParsedMail): string | null {
+  if (parsed.text !== undefined && parsed.text !== '') return parsed.text;
+  if (typeof parsed.html === 'string') return textOfHtml(parsed.html);
+  return parsed.text ?? null;
+}
+
 function unparseable(error: unknown): ApiError {
   const reason = error instanceof Error ? error.message : '';
   const why = /max header size/i.test(reason)
