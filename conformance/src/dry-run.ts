@@ -1,6 +1,7 @@
 import type { Need, ProfileName } from './config.ts';
 import { PROFILES, selectCheck, type Selection } from './profiles.ts';
 import type { Rule } from './rules.ts';
+import { NOT_SELECTED_BY_FILTER } from './summary.ts';
 
 /** A check as vitest's collection sees it: imported, declared, never run. */
 export interface CollectedCheck {
@@ -29,7 +30,7 @@ export interface PlanInput {
 export function planChecks({ checks, offers, profile, filter }: PlanInput): PlannedCheck[] {
   return checks.map((check) => {
     if (filter !== undefined && !check.name.includes(filter))
-      return { ...check, selection: { run: false, reason: 'not selected by --filter' } };
+      return { ...check, selection: { run: false, reason: NOT_SELECTED_BY_FILTER } };
     return { ...check, selection: selectCheck(check.needs, offers, profile) };
   });
 }

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { Rule } from './rules.ts';
-import { summarize, type SummaryOptions, type TestOutcome } from './summary.ts';
+import {
+  NOT_SELECTED_BY_FILTER,
+  summarize,
+  type SummaryOptions,
+  type TestOutcome,
+} from './summary.ts';
 
 const EMULATOR: SummaryOptions = { live: false, strict: false };
 const LIVE: SummaryOptions = { live: true, strict: false };
@@ -208,7 +213,7 @@ describe('summarize', () => {
     expect(problems).toEqual(['given']);
   });
 
-  it('reports zero coverage and exit 0 when no tests ran', () => {
+  it('reports zero coverage when no tests ran, and fails the run: nothing was checked', () => {
     const summary = summarize([documented('1-R1'), decided('D-2')], [], [], LIVE);
     expect(summary.counts).toEqual({ pass: 0, fail: 0, warn: 0, skip: 0, unchecked: 2 });
     expect(summary.coverage).toEqual({
@@ -218,7 +223,8 @@ describe('summarize', () => {
       decided: [0, 1],
       untestable: 0,
     });
-    expect(summary.exitCode).toBe(0);
+    expect(summary.nothingChecked).toBe('no check was found');
+    expect(summary.exitCode).toBe(1);
   });
 
   it('lists every skipped check with its reason, whatever the status of its rules', () => {
@@ -307,5 +313,75 @@ describe('rule coverage (every rule has a check or is marked untestable)', () =>
     expect(summary.problems).toEqual([
       'rule 1-R1 is marked untestable but has a check: drop the mark',
     ]);
+  });
+});
+
+describe('a run that checked nothing (issue 13 item 2)', () => {
+  const rules = [documented('1-R1'), documented('1-R2')];
+  const notSelected = { skipReason: NOT_SELECTED_BY_FILTER };
+
+  it('fails when --filter selected no check, saying so, though no rule failed', () => {
+    const summary = summarize(
+      rules,
+      [outcome(['1-R1'], 'skipped', notSelected), outcome(['1-R2'], 'skipped', notSelected)],
+      [],
+      { ...EMULATOR, filter: 'zzz-nothing' },
+    );
+    expect(summary.counts.fail).toBe(0);
+    expect(summary.nothingChecked).toBe('--filter "zzz-nothing" selected no check');
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('fails when every check was skipped, giving the reasons', () => {
+    const summary = summarize(
+      rules,
+      [
+        outcome(['1-R1'], 'skipped', { skipReason: 'needs the control plane' }),
+        outcome(['1-R2'], 'skipped', { skipReason: 'needs the control plane' }),
+      ],
+      [],
+      LIVE,
+    );
+    expect(summary.nothingChecked).toBe(
+      'every one of the 2 check(s) was skipped (needs the control plane)',
+    );
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('fails when the checks --filter selected were all skipped, naming the filter', () => {
+    const summary = summarize(
+      rules,
+      [
+        outcome(['1-R1'], 'skipped', notSelected),
+        outcome(['1-R2'], 'skipped', { skipReason: 'needs destructive' }),
+      ],
+      [],
+      { ...LIVE, filter: 'R2' },
+    );
+    expect(summary.nothingChecked).toBe(
+      'every one of the 1 check(s) --filter "R2" selected was skipped (needs destructive)',
+    );
+  });
+
+  it('fails when the checks that ran sent no request to the target', () => {
+    const summary = summarize(
+      rules,
+      [outcome(['1-R1'], 'passed', { requests: 0 }), outcome(['1-R2'], 'skipped')],
+      [],
+      EMULATOR,
+    );
+    expect(summary.nothingChecked).toBe('the 1 check(s) that ran sent no request to the target');
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('passes a run in which one check ran and sent a request', () => {
+    const summary = summarize(
+      rules,
+      [outcome(['1-R1'], 'passed', { requests: 3 }), outcome(['1-R2'], 'passed', { requests: 0 })],
+      [],
+      EMULATOR,
+    );
+    expect(summary.nothingChecked).toBeUndefined();
+    expect(summary.exitCode).toBe(0);
   });
 });

@@ -58,8 +58,16 @@ export interface Summary {
    * and each warning. Empty otherwise.
    */
   refusals: string[];
+  /**
+   * Why the run checked nothing, when it did not: no check ran (none selected, all skipped) or
+   * the checks that ran sent no request. Such a run is never conformant; absent otherwise.
+   */
+  nothingChecked?: string;
   exitCode: 0 | 1;
 }
+
+/** The skip reason of a check `--filter` did not select. */
+export const NOT_SELECTED_BY_FILTER = 'not selected by --filter';
 
 export interface SummaryOptions {
   /** On a live target, decided rules only warn unless strict. */
@@ -72,6 +80,8 @@ export interface SummaryOptions {
    * a shard or a filtered run sees some checks).
    */
   requireCoverage?: boolean;
+  /** The `--filter` text, to say so when it selected no check. */
+  filter?: string;
 }
 
 /** Folds test outcomes into one result per rule, with coverage and the run's exit code. */
@@ -133,6 +143,7 @@ export function summarize(
     results.filter((r) => r.tests.length > 0 && (source === undefined || r.rule.source === source))
       .length;
   const total = (source: Rule['source']) => rules.filter((r) => r.source === source).length;
+  const nothingChecked = whyNothingChecked(outcomes, options.filter);
   return {
     results,
     counts,
@@ -146,8 +157,41 @@ export function summarize(
     problems: allProblems,
     skipped,
     refusals,
-    exitCode: counts.fail > 0 || allProblems.length > 0 || refusals.length > 0 ? 1 : 0,
+    ...(nothingChecked === undefined ? {} : { nothingChecked }),
+    exitCode:
+      counts.fail > 0 ||
+      allProblems.length > 0 ||
+      refusals.length > 0 ||
+      nothingChecked !== undefined
+        ? 1
+        : 0,
   };
+}
+
+/**
+ * Why a run checked nothing: no check was selected, every selected check was skipped, or the
+ * checks that ran sent no request (counted only where the outcome says how many it sent).
+ */
+function whyNothingChecked(outcomes: TestOutcome[], filter?: string): string | undefined {
+  const selected = outcomes.filter(
+    (o) => filter === undefined || o.skipReason !== NOT_SELECTED_BY_FILTER,
+  );
+  if (selected.length === 0) {
+    return filter === undefined
+      ? 'no check was found'
+      : `--filter ${JSON.stringify(filter)} selected no check`;
+  }
+  const ran = selected.filter((o) => o.state !== 'skipped');
+  if (ran.length === 0) {
+    const reasons = [...new Set(selected.map((o) => o.skipReason ?? 'skipped'))];
+    const shown = reasons.slice(0, 2).join('; ') + (reasons.length > 2 ? '; …' : '');
+    return `every one of the ${selected.length} check(s)${filter === undefined ? '' : ` --filter ${JSON.stringify(filter)} selected`} was skipped (${shown})`;
+  }
+  const counted = ran.filter((o) => o.requests !== undefined);
+  if (counted.length === ran.length && counted.every((o) => o.requests === 0)) {
+    return `the ${ran.length} check(s) that ran sent no request to the target`;
+  }
+  return undefined;
 }
 
 function ruleStatus(rule: Rule, tests: TestOutcome[], options: SummaryOptions): RuleStatus {
