@@ -8,7 +8,12 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { rule } from '../src/check.ts';
 import { ControlClient, createTenant } from '../src/control-client.ts';
-import { emptyModel, mailboxCommands, type Real } from '../src/model/mailbox-commands.ts';
+import {
+  emptyModel,
+  mailboxSequences,
+  sequenceOf,
+  type Real,
+} from '../src/model/mailbox-commands.ts';
 
 rule(
   [
@@ -40,10 +45,10 @@ rule(
         throw new Error('give --mailbox: the stateful check writes only to a mailbox it was given');
       [mailbox, apiKey] = [given, target.apiKey];
     }
-    await property(mailboxCommands, async (commands) => {
+    await property(mailboxSequences, async (sequence) => {
       // Each sequence marks its mail with a fresh word, so it sees only what it made.
       const real: Real = { api, apiKey, mailbox, tag: `mt${randomBytes(6).toString('hex')}` };
-      await fc.asyncModelRun(() => ({ model: emptyModel(), real }), commands);
+      await fc.asyncModelRun(() => ({ model: emptyModel(), real }), sequenceOf(sequence));
     });
   },
   { needs: ['destructive'], timeout: 180_000 },

@@ -4,6 +4,7 @@ import { ApiClient, NoAnswer } from './client.ts';
 import { readRunConfig, type Need, type RunConfig } from './config.ts';
 import { replayContextFor } from './curl.ts';
 import { replayExchanges, type Exchange } from './exchange.ts';
+import { expectSentSomething } from './nothing-sent.ts';
 import { offeredNeeds, selectCheck } from './profiles.ts';
 import { workerRateLimiter } from './rate-limit.ts';
 import { ruleById, type Rule } from './rules.ts';
@@ -119,6 +120,7 @@ export function rule(
         checkProperty(log, counts, arbitrary, predicate);
       try {
         await body({ api, target, validator, run, property });
+        expectSentSomething(counts.requests, `the check "${behaviour}"`);
       } catch (error) {
         if (error instanceof SafetyRefusal) context.skip(`the suite refused: ${error.message}`);
         throw explainFailure(error, rules, behaviour, log, target, run, needs);
@@ -177,7 +179,7 @@ function replayTargetFlags(target: Target, needs: Need[]): string {
 
 async function checkProperty<T>(
   log: Exchange[],
-  counts: { cases: number },
+  counts: { requests: number; cases: number },
   arbitrary: fc.Arbitrary<T>,
   predicate: (value: T) => Promise<void>,
 ): Promise<void> {
@@ -187,6 +189,7 @@ async function checkProperty<T>(
   // --request-timeout again for every smaller case that hangs, so every later case passes
   // untried: fast-check then keeps the case that hung, and its exchanges stay in the log.
   let hang: { error: NoAnswer; value: T } | undefined;
+  const sentBefore = counts.requests;
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => {
       if (refusal !== undefined || hang !== undefined) return;
@@ -207,6 +210,12 @@ async function checkProperty<T>(
   if (hang !== undefined) {
     throw new Error(
       `${hang.error.message}\n\nThe case that hung (not shrunk, not re-run: each try would wait the whole timeout; replay with seed ${details.seed}):\n${fc.stringify(hang.value)}`,
+    );
+  }
+  if (!details.failed) {
+    expectSentSomething(
+      counts.requests - sentBefore,
+      `a property of ${details.numRuns} generated case(s)`,
     );
   }
   if (!details.failed || details.counterexample === null) {

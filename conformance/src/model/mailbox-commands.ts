@@ -266,7 +266,10 @@ class ReplyCommand implements Command {
 
 /**
  * A message the mailbox sent to itself is two emails: the sent copy (read) and one new unread
- * inbox copy, found as the one email of its subject not yet in the model.
+ * inbox copy, found as the one email of its subject not yet in the model. A request identical
+ * to an earlier one (the same subject and body, no new upload) may instead be answered with
+ * the email it made then: §4.3 rule 5, §4.7 and §4.8 withhold an idempotency guarantee, they
+ * do not demand a duplicate. Then nothing new may appear.
  */
 async function recordSentToSelf(
   model: MailboxModel,
@@ -276,6 +279,22 @@ async function recordSentToSelf(
   attachments: readonly string[],
   expectation: string,
 ): Promise<void> {
+  expect(
+    model.deleted.includes(sentId),
+    `the 201 names ${sentId}, an email deleted before: an answer must be a sent copy that exists`,
+  ).toBe(false);
+  const known = model.emails.get(sentId);
+  if (known !== undefined) {
+    expect(
+      known.subject,
+      `the 201 names ${sentId}, an email made before: only the same message may be answered again`,
+    ).toBe(subject);
+    const made = (await listAll(real, 'inbox')).filter(
+      (e) => e.subject === subject && !model.emails.has(e.id),
+    );
+    expect(made.length, 'an answer naming an earlier email adds no inbox copy').toBe(0);
+    return;
+  }
   model.emails.set(sentId, {
     folder: 'sent',
     read: true,
@@ -343,15 +362,18 @@ class DownloadCommand implements Command {
 
 const FOLDER = fc.constantFrom('inbox', 'sent', 'archive', 'spam', 'trash');
 
+/** A send to the mailbox itself, with or without an attachment. */
+const sendCommand = fc
+  .tuple(
+    fc.stringMatching(/^[a-z]{3,8}( [a-z]{2,6})?$/),
+    fc.option(fc.uint8Array({ minLength: 1, maxLength: 2048 }), { nil: null }),
+  )
+  .map(([subject, bytes]) => new SendCommand(subject, bytes));
+
 /** Every operation as a generated command. */
-export const mailboxCommands = fc.commands(
+const mailboxCommands = fc.commands(
   [
-    fc
-      .tuple(
-        fc.stringMatching(/^[a-z]{3,8}( [a-z]{2,6})?$/),
-        fc.option(fc.uint8Array({ minLength: 1, maxLength: 2048 }), { nil: null }),
-      )
-      .map(([subject, bytes]) => new SendCommand(subject, bytes)),
+    sendCommand,
     fc.option(FOLDER, { nil: undefined }).map((folder) => new ListCommand(folder)),
     fc.nat().map((pick) => new GetCommand(pick)),
     fc
@@ -371,6 +393,20 @@ export const mailboxCommands = fc.commands(
   ],
   { maxCommands: 12 },
 );
+
+/**
+ * A generated sequence: a send, then any commands. fast-check's `fc.commands` may give an
+ * empty sequence, or one whose every command needs mail first (get, patch, delete, reply,
+ * forward, download) and is passed over: such a case sends nothing and checks nothing. The
+ * opening send makes every case reach the target and gives the commands after it mail to act
+ * on. Run it with {@link sequenceOf}.
+ */
+export const mailboxSequences = fc.tuple(sendCommand, mailboxCommands);
+
+/** The commands of a generated sequence, in order, for `fc.asyncModelRun`. */
+export function sequenceOf([first, rest]: [Command, Iterable<Command>]): Command[] {
+  return [first, ...rest];
+}
 
 export function emptyModel(): MailboxModel {
   return { emails: new Map(), uploads: new Map(), deleted: [] };
