@@ -14,14 +14,13 @@ import {
 import { RUN_CONFIG_ENV, encodeRunConfig, type RunConfig } from './config.ts';
 import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
 import { PROFILES, offeredNeeds } from './profiles.ts';
-import { closingLines, formatConsoleReport } from './report-console.ts';
+import { ProgressReporter } from './progress.ts';
 import { figuresOf, type RunFacts } from './report-facts.ts';
-import { formatHtmlReport } from './report-html.ts';
-import { formatJsonReport } from './report-json.ts';
-import { formatJUnitReport } from './report-junit.ts';
+import { PreflightFailure, liveTarget, preflight } from './preflight.ts';
 import { RuleCollector } from './reporter.ts';
+import { renderReport, secretsOf } from './reports.ts';
 import { loadRules } from './rules.ts';
-import { summarize, type Summary } from './summary.ts';
+import { NOT_SELECTED_BY_FILTER, summarize, type Summary } from './summary.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 const CHECK_FILES = ['conformance/checks/**/*.check.ts'];
@@ -44,7 +43,7 @@ export async function main(argv: string[]): Promise<number> {
     run = parseConformanceArgs(argv, process.env, () => randomInt(0, 2 ** 31 - 1));
   } catch (error) {
     if (!(error instanceof ConfigurationError)) throw error;
-    process.stderr.write(`mailtwin-conformance: ${error.message}\n\n${CONFORMANCE_HELP}`);
+    process.stderr.write(`mailtwin-conformance: ${error.message} (run with --help for usage)\n`);
     return 2;
   }
   if (run === 'help') {
@@ -71,6 +70,11 @@ export async function main(argv: string[]): Promise<number> {
   const target =
     run.target.kind === 'live' ? run.target.baseUrl : 'the mailtwin emulator (in process)';
   if (run.dryRun) return dryRun(run, rules, target, workers);
+  const unfit = await preflightFailure(run);
+  if (unfit !== undefined) {
+    process.stderr.write(`mailtwin-conformance: ${unfit}\n`);
+    return 2;
+  }
 
   const reportDir = resolve(process.cwd(), run.reportDir);
   if (run.reports.some((format) => format !== 'console')) {
@@ -85,7 +89,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const collector = new RuleCollector(
     PACKAGE_ROOT,
-    run.filter === undefined ? 'skipped' : 'not selected by --filter',
+    run.filter === undefined ? 'skipped' : NOT_SELECTED_BY_FILTER,
   );
   const startedAt = new Date();
   const started = performance.now();
@@ -94,7 +98,8 @@ export async function main(argv: string[]): Promise<number> {
     [],
     {
       ...vitestOptions(run, workers),
-      reporters: [collector],
+      // One progress line per check on stderr as it ends (progress.ts), unless --quiet.
+      reporters: run.quiet ? [collector] : [collector, new ProgressReporter(process.stderr)],
       ...(run.filter === undefined ? {} : { testNamePattern: escapeRegExp(run.filter) }),
     },
     { test: { include: CHECK_FILES, setupFiles: SETUP_FILES, passWithNoTests: false } },
@@ -105,6 +110,7 @@ export async function main(argv: string[]): Promise<number> {
     strict: run.strict,
     noSkips: PROFILES[run.profile].noSkips,
     requireCoverage: run.shard === undefined,
+    ...(run.filter === undefined ? {} : { filter: run.filter }),
   });
   const facts: RunFacts = {
     target,
@@ -122,16 +128,41 @@ export async function main(argv: string[]): Promise<number> {
   };
   const written = writeReports(run, reportDir, summary, facts);
   process.stdout.write(
-    run.reports.includes('console')
-      ? formatConsoleReport(summary, facts)
-      : `${closingLines(summary, facts).join('\n')}\n`,
+    renderReport(
+      run.reports.includes('console') ? 'console' : 'closing',
+      summary,
+      facts,
+      secretsOf(run.target),
+    ),
   );
   for (const file of written) process.stdout.write(`Report: ${file}\n`);
-  if (collector.outcomes.length === 0) {
-    process.stderr.write('mailtwin-conformance: no check ran (is --filter too narrow?)\n');
-    return 1;
-  }
+  if (summary.nothingChecked !== undefined)
+    process.stderr.write(`mailtwin-conformance: nothing was checked: ${summary.nothingChecked}\n`);
   return summary.exitCode;
+}
+
+/**
+ * Why the target cannot be checked at all (preflight.ts), or undefined. The in-process emulator
+ * is built here once, as a worker builds it, and asked the same questions; a live target is
+ * asked without importing the emulator.
+ */
+async function preflightFailure(run: CliRun): Promise<string | undefined> {
+  let target;
+  try {
+    target =
+      run.target.kind === 'live'
+        ? liveTarget(run.target)
+        : (await import('./targets.ts')).createTarget(run.target);
+  } catch (error) {
+    return `the emulator did not start in process: ${(error as Error).message}`;
+  }
+  try {
+    await preflight(target, { timeoutMs: run.requestTimeoutMs });
+    return undefined;
+  } catch (error) {
+    if (error instanceof PreflightFailure) return error.message;
+    throw error;
+  }
 }
 
 /** Options shared by the run and the dry run's collection. */
@@ -210,16 +241,12 @@ async function dryRun(
 }
 
 function writeReports(run: CliRun, reportDir: string, summary: Summary, facts: RunFacts): string[] {
-  const render = {
-    junit: formatJUnitReport,
-    json: formatJsonReport,
-    html: formatHtmlReport,
-  } as const;
   const written: string[] = [];
   for (const format of run.reports) {
     if (format === 'console') continue;
     const path = join(reportDir, REPORT_FILES[format]);
-    writeFileSync(path, render[format](summary, facts));
+    // Every report leaves through renderReport, which masks every secret (reports.ts).
+    writeFileSync(path, renderReport(format, summary, facts, secretsOf(run.target)));
     written.push(join(run.reportDir, REPORT_FILES[format]));
   }
   return written;

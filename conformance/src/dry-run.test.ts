@@ -109,6 +109,56 @@ describe('formatPlan', () => {
   });
 });
 
+/**
+ * The dry run's two summary lines, which scripts read (issue 13 item 8): their exact shape, and
+ * figures that add up. Returns the figures.
+ */
+function expectSummaryLines(stdout: string) {
+  const checks = /^Checks: (\d+) would run, (\d+) would be skipped, of (\d+) in (\d+) files$/m.exec(
+    stdout,
+  );
+  const rules =
+    /^Rules: (\d+)\/(\d+) would be checked \(documented (\d+)\/(\d+), decided (\d+)\/(\d+)\)$/m.exec(
+      stdout,
+    );
+  expect(checks, 'the Checks: line').not.toBeNull();
+  expect(rules, 'the Rules: line').not.toBeNull();
+  const [run, skipped, total, files] = checks!.slice(1).map(Number) as number[];
+  const [checked, all, documented, documentedAll, decided, decidedAll] = rules!
+    .slice(1)
+    .map(Number) as number[];
+  expect(run! + skipped!).toBe(total);
+  expect(files).toBeGreaterThan(0);
+  expect(documented! + decided!).toBe(checked);
+  expect(documentedAll! + decidedAll!).toBe(all);
+  expect(checked).toBeLessThanOrEqual(all!);
+  const lines = stdout.split('\n');
+  expect(lines.indexOf(rules![0]), 'Rules: comes right after Checks:').toBe(
+    lines.indexOf(checks![0]) + 1,
+  );
+  return { run: run!, skipped: skipped!, total: total!, checked: checked!, all: all! };
+}
+
+describe("the dry run's two summary lines (read by scripts)", () => {
+  it('keeps their wording and order, word for word', () => {
+    const plan = planChecks({ checks: CHECKS, offers: ALL, profile: 'full', filter: 'hooks' });
+    const text = formatPlan(plan, RULES, [], {
+      target: 'https://x/openapi/v1',
+      profile: 'full',
+      seed: 7,
+      numRuns: 50,
+      maxRps: null,
+    });
+    const lines = text.split('\n');
+    const at = lines.findIndex((line) => line.startsWith('Checks: '));
+    expect(lines.slice(at, at + 2)).toEqual([
+      'Checks: 1 would run, 2 would be skipped, of 3 in 2 files',
+      'Rules: 1/3 would be checked (documented 0/2, decided 1/1)',
+    ]);
+    expect(expectSummaryLines(text)).toEqual({ run: 1, skipped: 2, total: 3, checked: 1, all: 3 });
+  });
+});
+
 describe('mailtwin-conformance --dry-run', () => {
   it('lists the checks of a live target without sending it a single request', async () => {
     const requests: string[] = [];
@@ -148,8 +198,8 @@ describe('mailtwin-conformance --dry-run', () => {
       expect(stderr).toBe('');
       expect(code).toBe(0);
       expect(stdout).toContain(`nothing is sent to ${origin}/openapi/v1`);
-      expect(stdout).toMatch(/^Checks: \d+ would run, \d+ would be skipped/m);
       expect(stdout).toContain(`skipped: needs ${NEED_DESCRIPTIONS['webhook-receiver']}`);
+      expectSummaryLines(stdout);
       expect(requests).toEqual([]);
     } finally {
       await new Promise((resolve) => server.close(resolve));

@@ -131,7 +131,7 @@ async function runAgainstPrismMock(): Promise<JsonReport> {
     const run = await runConformance([
       '--base-url', prism.url, '--unversioned-base-url',
       '--api-key', 'sk-PrismMock01_0123456789abcdefghijABCDEFGHIJ01',
-      '--destructive', '--mailbox', 'alice@acme.test', '--seed', '1', '--max-rps', '0', '--strict',
+      '--destructive', '--mailbox', 'hello@acme.test', '--seed', '1', '--max-rps', '0', '--strict',
     ]);
     return run.report;
   } finally {

@@ -69,13 +69,14 @@ beforeAll(async () => {
     'sk-PrismMock01_0123456789abcdefghijABCDEFGHIJ01',
     '--destructive',
     '--mailbox',
-    'alice@acme.test',
+    // One of the addresses the spec's example of GET /mailboxes lists: the preflight asks.
+    'hello@acme.test',
     '--seed',
     '1',
     '--max-rps',
     '0',
   ]);
-}, 170_000);
+}, 330_000);
 
 afterAll(async () => {
   await prism?.stop();
