@@ -116,12 +116,13 @@ const SENDING_CHECKS: NamedMutant[] = [
   {
     id: 'M-110',
     rule: '4.3-R5',
-    bug: 'send keeps an idempotency cache keyed by the request body and answers an identical send with the first email',
+    bug: 'send answers an identical send with the first email from a cache keyed by the request body, but sends and stores the second anyway: the sent folder holds an email no answer names',
     file: 'emulator/src/routes/sending.ts',
     find: "  app.post('/send', async (c) => {\n    const body = await readJsonObject(c);\n    return created(c, await sender.send(c.get('access'), body, origin(c)));",
     replace:
-      "  const recent = new Map<string, Email>();\n  app.post('/send', async (c) => {\n    const body = await readJsonObject(c);\n    const key = JSON.stringify(body);\n    const cached = recent.get(key);\n    if (cached !== undefined) return created(c, cached);\n    const sent = await sender.send(c.get('access'), body, origin(c));\n    recent.set(key, sent);\n    return created(c, sent);",
-    caughtBy: 'makes a new email for every identical send: no idempotency',
+      "  const recent = new Map<string, Email>();\n  app.post('/send', async (c) => {\n    const body = await readJsonObject(c);\n    const key = JSON.stringify(body);\n    const sent = await sender.send(c.get('access'), body, origin(c));\n    const first = recent.get(key) ?? sent;\n    recent.set(key, first);\n    return created(c, first);",
+    caughtBy:
+      'answers an identical send again with 201 and a sent copy, making one email or two, never more: no idempotency guarantee either way',
   },
   {
     id: 'M-111',
@@ -131,7 +132,7 @@ const SENDING_CHECKS: NamedMutant[] = [
     find: "if (fault?.mode === 'error') throw faultError(fault);",
     replace: 'if (fault !== undefined) throw faultError(fault);',
     caughtBy:
-      'after an ambiguous 504 the email exists and a retry duplicates it; a 502/503 stores and sends nothing',
+      'after an ambiguous 504 the email exists and a retry makes at most one more; a 502/503 stores and sends nothing',
   },
   {
     id: 'M-112',
@@ -141,7 +142,7 @@ const SENDING_CHECKS: NamedMutant[] = [
     find: "if (fault?.mode === 'error') throw faultError(fault);",
     replace: "if (fault?.mode === 'error') fault.mode = 'timeout-after-commit';",
     caughtBy:
-      'after an ambiguous 504 the email exists and a retry duplicates it; a 502/503 stores and sends nothing',
+      'after an ambiguous 504 the email exists and a retry makes at most one more; a 502/503 stores and sends nothing',
   },
   {
     id: 'M-113',

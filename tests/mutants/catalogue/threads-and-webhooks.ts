@@ -14,7 +14,7 @@ const REPLY_ATTACHMENTS =
 const REPLY_BODY =
   'requires exactly one reply body, and takes no recipient or subject of its own: the service derives them';
 const REPLY_NOT_IDEMPOTENT =
-  'makes a new reply for every identical request, and after an ambiguous 504 the reply exists';
+  'answers an identical reply again with 201, making one reply or two, never more, and after an ambiguous 504 the reply exists';
 const FORWARD_TO =
   'requires one forward recipient in to, refusing a missing, listed or malformed one with the field named';
 const FORWARD_REUSES =
@@ -22,7 +22,7 @@ const FORWARD_REUSES =
 const FORWARD_REPLACES =
   'replaces only what is given: text replaces the body, subject the subject, attachmentIds the attachments ([] for none)';
 const FORWARD_NOT_IDEMPOTENT =
-  'makes a new forward for every identical request, and after an ambiguous 504 the forward exists';
+  'answers an identical forward again with 201, making one forward or two, never more, and after an ambiguous 504 the forward exists';
 const REPLY_FORWARD_LIMITS =
   'holds replies and forwards to 50 combined recipients and refuses suppressed recipients, storing nothing';
 
@@ -138,7 +138,7 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
   {
     id: 'M-209',
     rule: '4.7-R4',
-    bug: 'a reply cache keyed on the email and request body answers an identical reply with the first one instead of sending a new one',
+    bug: 'a reply cache keyed on the email and request body answers an identical reply with the first one, but sends and stores the second anyway',
     file: SENDING_ROUTES,
     find: `  app.post('/:emailId/reply', async (c) => {
     const original = emailInScope(c, store);
@@ -150,9 +150,10 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     const original = emailInScope(c, store);
     const body = await readJsonObject(c);
     const key = \`\${original.id} \${JSON.stringify(body)}\`;
-    const sent = replies.get(key) ?? (await sender.reply(c.get('access'), original, body, origin(c)));
-    replies.set(key, sent);
-    return created(c, sent);
+    const sent = await sender.reply(c.get('access'), original, body, origin(c));
+    const first = replies.get(key) ?? sent;
+    replies.set(key, first);
+    return created(c, first);
   });`,
     caughtBy: REPLY_NOT_IDEMPOTENT,
   },
@@ -200,7 +201,7 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
   {
     id: 'M-214',
     rule: '4.8-R4',
-    bug: 'a second forward of the same email to the same recipient is treated as a retry and answered with the first forward',
+    bug: 'a second forward of the same email to the same recipient is answered with the first forward, but delivered again: the recipient holds a copy no answer names',
     file: SENDING_ROUTES,
     find: `  app.post('/:emailId/forward', async (c) => {
     const original = emailInScope(c, store);
@@ -212,9 +213,10 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     const original = emailInScope(c, store);
     const body = await readJsonObject(c);
     const key = \`\${original.id} \${String(body.to)}\`;
-    const sent = forwards.get(key) ?? (await sender.forward(c.get('access'), original, body, origin(c)));
-    forwards.set(key, sent);
-    return created(c, sent);
+    const sent = await sender.forward(c.get('access'), original, body, origin(c));
+    const first = forwards.get(key) ?? sent;
+    forwards.set(key, first);
+    return created(c, first);
   });`,
     caughtBy: FORWARD_NOT_IDEMPOTENT,
   },
