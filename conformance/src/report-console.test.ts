@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatConsoleReport, type RunFacts } from './report-console.ts';
+import { closingLines, formatConsoleReport, type RunFacts } from './report-console.ts';
 import type { Rule } from './rules.ts';
 import type { RuleResult, RuleStatus, Summary, TestOutcome } from './summary.ts';
 
@@ -163,6 +163,76 @@ describe('formatConsoleReport', () => {
       'Coverage: 7/10 rules have a check (documented 5/6, decided 2/4; 1 marked untestable)',
     );
     expect(out).toContain('Time: 1.2 s');
+  });
+
+  it('starts the closing lines with how many rules of the catalogue this run checked', () => {
+    const lines = closingLines(
+      summary([
+        result(rule('1-R1', '1'), 'pass', [test('passed')]),
+        result(rule('1-R2', '1'), 'fail', [test('failed')]),
+        result(rule('D-1', '4.1', 'decided'), 'warn', [test('failed')]),
+        result(rule('1-R3', '1'), 'skip', [test('skipped', { skipReason: 'needs a second key' })]),
+        result(rule('1-R4', '1'), 'unchecked', []),
+      ]),
+      FACTS,
+    );
+    expect(lines[0]).toBe(
+      '3 of 5 rules checked in this run (1 passed, 1 failed, 1 warned, 1 skipped: reasons below); 1 has no check',
+    );
+  });
+
+  it('lists below the headline why checks were skipped, with the checks and rules each reason accounts for', () => {
+    const control = test('skipped', { skipReason: 'needs the control plane' });
+    const lines = closingLines(
+      summary(
+        [
+          result(rule('1-R1', '1'), 'pass', [test('passed')]),
+          result(rule('1-R2', '1'), 'skip', [control]),
+          result(rule('1-R3', '1'), 'skip', [control]),
+          result(rule('1-R4', '1'), 'skip', [
+            test('skipped', { skipReason: 'not selected by --filter' }),
+          ]),
+        ],
+        {
+          skipped: [
+            { file: 'a', name: 'x', rules: ['1-R2', '1-R3'], reason: 'needs the control plane' },
+            { file: 'a', name: 'y', rules: ['1-R4'], reason: 'not selected by --filter' },
+          ],
+        },
+      ),
+      FACTS,
+    );
+    expect(lines.slice(0, 4)).toEqual([
+      '1 of 4 rules checked in this run (1 passed, 0 failed, 0 warned, 3 skipped: reasons below)',
+      'Skipped, by reason:',
+      '  1 check (2 rules left unchecked): needs the control plane',
+      '  1 check (1 rule left unchecked): not selected by --filter',
+    ]);
+    expect(lines).toContain('Skipped checks: 2 (reasons above)');
+  });
+
+  it('says conformant only for the rules checked when rules were skipped, and keeps Result last', () => {
+    const lines = closingLines(
+      summary([
+        result(rule('1-R1', '1'), 'pass', [test('passed')]),
+        result(rule('1-R2', '1'), 'skip', [test('skipped')]),
+        result(rule('1-R3', '1'), 'skip', [test('skipped')]),
+      ]),
+      FACTS,
+    );
+    expect(lines.at(-1)).toBe('Result: conformant for the 1 rule checked; 2 skipped');
+    expect(lines).toContain('Rules: 1 passed, 0 failed, 0 warnings, 2 skipped, 0 without a check');
+  });
+
+  it('prints no reasons when nothing was skipped', () => {
+    const lines = closingLines(
+      summary([result(rule('1-R1', '1'), 'pass', [test('passed')])]),
+      FACTS,
+    );
+    expect(lines[0]).toBe(
+      '1 of 1 rules checked in this run (1 passed, 0 failed, 0 warned, 0 skipped)',
+    );
+    expect(lines).not.toContain('Skipped, by reason:');
   });
 
   it('lists the problems with the suite itself', () => {

@@ -2,7 +2,11 @@ import {
   STATUS_LABEL as LABEL,
   formatCount,
   groupOf,
+  headline,
+  runCoverage,
+  skipReasonCounts,
   skipReasons,
+  type RunCoverage,
   type RunFacts,
 } from './report-facts.ts';
 import type { RuleResult, Summary, TestOutcome } from './summary.ts';
@@ -56,33 +60,65 @@ export function formatConsoleReport(summary: Summary, facts: RunFacts): string {
   return lines.join('\n');
 }
 
-/** The counts, coverage, figures and result: the whole console report when it is not asked for. */
+/** At most this many skip reasons are listed; the rest are counted. */
+const MAX_REASONS = 8;
+
+/**
+ * The headline (what this run checked of the catalogue), why the rest was skipped, the counts,
+ * coverage, figures and result: the whole console report when it is not asked for. The
+ * `Rules:`, `Coverage:`, `Requests:`, `Time:` lines keep their shape (scripts read them), and
+ * `Result:` comes last.
+ */
 export function closingLines(summary: Summary, facts: RunFacts): string[] {
   const { counts, coverage } = summary;
-  const lines = [
+  const run = runCoverage(summary);
+  const lines = [headline(summary)];
+  const reasons = skipReasonCounts(summary);
+  if (reasons.length > 0) {
+    lines.push('Skipped, by reason:');
+    for (const r of reasons.slice(0, MAX_REASONS))
+      lines.push(
+        `  ${plural(r.checks, 'check')}${r.rules > 0 ? ` (${plural(r.rules, 'rule')} left unchecked)` : ''}: ${r.reason}`,
+      );
+    if (reasons.length > MAX_REASONS)
+      lines.push(`  … and ${reasons.length - MAX_REASONS} more reasons (see the SKIP lines)`);
+  }
+  lines.push(
     `Rules: ${counts.pass} passed, ${counts.fail} failed, ${counts.warn} warnings, ${counts.skip} skipped, ${counts.unchecked} without a check`,
     `Coverage: ${coverage.checked}/${coverage.total} rules have a check (documented ${coverage.documented[0]}/${coverage.documented[1]}, decided ${coverage.decided[0]}/${coverage.decided[1]}; ${coverage.untestable} marked untestable)`,
-  ];
+  );
   if (facts.shard !== undefined)
     lines.push(
       `Shard: ${facts.shard}; rules checked only by other shards' files show as without a check`,
     );
   if (summary.skipped.length > 0)
-    lines.push(`Skipped checks: ${summary.skipped.length} (reasons on the SKIP lines above)`);
+    lines.push(`Skipped checks: ${summary.skipped.length} (reasons above)`);
   if (facts.requests !== undefined) lines.push(`Requests: ${formatCount(facts.requests)} sent`);
   if (facts.cases !== undefined)
     lines.push(`Generated cases: ${formatCount(facts.cases)} (fast-check runs)`);
-  lines.push(
-    `Time: ${(facts.durationMs / 1000).toFixed(1)} s`,
-    summary.exitCode === 0
-      ? facts.profile === 'certify'
-        ? 'Result: certified: every checked rule passed, nothing skipped, no warning'
-        : 'Result: conformant for every checked rule'
-      : counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0
-        ? `Result: NOT certified: no rule failed, but ${summary.refusals.length} skip(s) or warning(s)`
-        : 'Result: NOT conformant',
-  );
+  lines.push(`Time: ${(facts.durationMs / 1000).toFixed(1)} s`, resultLine(summary, facts, run));
   return lines;
+}
+
+/**
+ * The verdict. A run that skipped rules is conformant only for the rules it checked, and says
+ * how many; "every checked rule" is kept for a run that skipped none.
+ */
+function resultLine(summary: Summary, facts: RunFacts, run: RunCoverage): string {
+  if (summary.exitCode === 0) {
+    if (facts.profile === 'certify')
+      return 'Result: certified: every checked rule passed, nothing skipped, no warning';
+    return run.skipped === 0
+      ? 'Result: conformant for every checked rule'
+      : `Result: conformant for the ${plural(run.checked, 'rule')} checked; ${run.skipped} skipped`;
+  }
+  if (summary.counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0)
+    return `Result: NOT certified: no rule failed, but ${summary.refusals.length} skip(s) or warning(s)`;
+  return 'Result: NOT conformant';
+}
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function runLine(facts: RunFacts): string {

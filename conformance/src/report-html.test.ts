@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatHtmlReport } from './report-html.ts';
 import { SAMPLE_FACTS, TRICKY_SENTENCE, sampleSummary } from './report-sample.ts';
+import type { RuleResult } from './summary.ts';
 
 const html = formatHtmlReport(sampleSummary(), SAMPLE_FACTS);
 
@@ -37,13 +38,90 @@ describe('formatHtmlReport', () => {
     expect(html).toContain('<tr><th>Decided rules</th><td>warn when they fail</td></tr>');
   });
 
-  it('shows coverage, documented and decided apart', () => {
-    expect(html).toContain('5/6 have a check (83%)');
-    expect(html).toContain('4/5 have a check (80%)');
-    expect(html).toContain('1/1 have a check (100%)');
+  it('counts in its coverage bars the rules this run checked, documented and decided apart', () => {
+    expect(html).toContain('4/6 checked in this run (67%)');
+    expect(html).toContain('3/5 checked in this run (60%)');
+    expect(html).toContain('1/1 checked in this run (100%)');
+    expect(html).toContain(
+      'The suite has a check for 5 of 6 rules (documented 4/5, decided 1/1; 0 marked untestable).',
+    );
     expect(html.indexOf('<h2>Documented rules</h2>')).toBeLessThan(
       html.indexOf('<h2>Decided rules</h2>'),
     );
+  });
+
+  it('says what this run checked under the verdict, and why the rest was skipped', () => {
+    expect(html).toContain(
+      '<p class="headline">4 of 6 rules checked in this run (2 passed, 1 failed, 1 warned, 1 skipped: reasons below); 1 has no check</p>',
+    );
+    expect(html).toContain(
+      '<li>1 check (1 rule left unchecked): needs a webhook receiver the target can reach</li>',
+    );
+  });
+
+  it('never shows a run with skipped rules as a plain green conformant: 11 passed and 142 skipped', () => {
+    const rule = (id: string) => ({
+      id,
+      section: '4.1',
+      sentence: 's',
+      source: 'documented' as const,
+    });
+    const ran = { name: 'n', file: 'f', rules: [], state: 'passed' as const, errors: [] };
+    const skip = { ...ran, state: 'skipped' as const, skipReason: 'needs the control plane' };
+    const results: RuleResult[] = [
+      ...Array.from({ length: 11 }, (_, i) => ({
+        rule: rule(`4.1-R${i}`),
+        status: 'pass' as const,
+        tests: [ran],
+      })),
+      ...Array.from({ length: 142 }, (_, i) => ({
+        rule: rule(`5-R${i}`),
+        status: 'skip' as const,
+        tests: [skip],
+      })),
+      ...Array.from({ length: 3 }, (_, i) => ({
+        rule: rule(`9-R${i}`),
+        status: 'unchecked' as const,
+        tests: [],
+      })),
+    ];
+    const page = formatHtmlReport(
+      sampleSummary({
+        results,
+        counts: { pass: 11, fail: 0, warn: 0, skip: 142, unchecked: 3 },
+        coverage: {
+          checked: 153,
+          total: 156,
+          documented: [153, 156],
+          decided: [0, 0],
+          untestable: 3,
+        },
+        problems: [],
+        skipped: [{ file: 'f', name: 'n', rules: [], reason: 'needs the control plane' }],
+        exitCode: 0,
+      }),
+      SAMPLE_FACTS,
+    );
+    expect(page).toContain(
+      '<p class="verdict partial">Conformant for the 11 rules checked; 142 skipped</p>',
+    );
+    expect(page).not.toContain('verdict ok');
+    expect(page).toContain('11/156 checked in this run (7%)');
+    expect(page).not.toContain('98%');
+  });
+
+  it('shows green only when nothing was skipped', () => {
+    const clean = formatHtmlReport(
+      sampleSummary({
+        results: sampleSummary().results.filter((r) => r.status === 'pass'),
+        counts: { pass: 2, fail: 0, warn: 0, skip: 0, unchecked: 0 },
+        problems: [],
+        skipped: [],
+        exitCode: 0,
+      }),
+      SAMPLE_FACTS,
+    );
+    expect(clean).toContain('<p class="verdict ok">Conformant for every checked rule</p>');
   });
 
   it('lists failures and warnings in full, and skipped checks with the reason', () => {

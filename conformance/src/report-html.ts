@@ -2,8 +2,12 @@ import {
   STATUS_LABEL,
   formatCount,
   groupResults,
+  headline,
   plainText,
+  runCoverage,
+  skipReasonCounts,
   skipReasons,
+  type RunCoverage,
   type RunFacts,
 } from './report-facts.ts';
 import type { RuleResult, Summary, TestOutcome } from './summary.ts';
@@ -16,14 +20,8 @@ import type { RuleResult, Summary, TestOutcome } from './summary.ts';
  */
 export function formatHtmlReport(summary: Summary, facts: RunFacts): string {
   const { counts, coverage } = summary;
-  const verdict =
-    summary.exitCode === 0
-      ? facts.profile === 'certify'
-        ? 'Certified: every checked rule passed, nothing skipped, no warning'
-        : 'Conformant for every checked rule'
-      : summary.counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0
-        ? 'NOT certified: no rule failed, but checks were skipped or rules warned'
-        : 'NOT conformant';
+  const run = runCoverage(summary);
+  const [verdict, tone] = verdictOf(summary, facts, run);
   const documented = summary.results.filter((r) => r.rule.source === 'documented');
   const decided = summary.results.filter((r) => r.rule.source === 'decided');
   return `<!doctype html>
@@ -37,7 +35,8 @@ export function formatHtmlReport(summary: Summary, facts: RunFacts): string {
 </head>
 <body>
 <h1>mailtwin conformance</h1>
-<p class="verdict ${summary.exitCode === 0 ? 'ok' : 'bad'}">${esc(verdict)}</p>
+<p class="verdict ${tone}">${esc(verdict)}</p>
+<p class="headline">${esc(headline(summary))}</p>
 <table class="facts">
 ${row('Target', facts.target)}
 ${row('Profile', facts.profile ?? 'full')}
@@ -58,10 +57,12 @@ ${row('Skipped checks', String(summary.skipped.length))}
 <p class="counts">${(['pass', 'fail', 'warn', 'skip', 'unchecked'] as const)
     .map((s) => `<span class="badge ${s}">${STATUS_LABEL[s]}</span> ${counts[s]} ${COUNT_NAME[s]}`)
     .join(' &middot; ')}</p>
-${bar('All rules', coverage.checked, coverage.total)}
-${bar('Documented (the service document)', coverage.documented[0], coverage.documented[1])}
-${bar('Decided (spec/DECISIONS.md)', coverage.decided[0], coverage.decided[1])}
-${refusals(summary)}${failures(summary)}${skipped(summary)}${problems(summary)}
+<p class="note">Rules checked in this run, of the whole catalogue; the rest were skipped or have no check.</p>
+${bar('All rules', run.checked, run.total)}
+${bar('Documented (the service document)', ...run.documented)}
+${bar('Decided (spec/DECISIONS.md)', ...run.decided)}
+<p class="note">The suite has a check for ${coverage.checked} of ${coverage.total} rules (documented ${coverage.documented[0]}/${coverage.documented[1]}, decided ${coverage.decided[0]}/${coverage.decided[1]}; ${coverage.untestable} marked untestable).</p>
+${skipReasonList(summary)}${refusals(summary)}${failures(summary)}${skipped(summary)}${problems(summary)}
 <h2>Documented rules</h2>
 ${groupResults(documented)
   .map(([group, results]) => ruleTable(group, results))
@@ -72,6 +73,26 @@ ${decided.length === 0 ? '<p>None.</p>' : ruleTable('Decided (spec/DECISIONS.md)
 </body>
 </html>
 `;
+}
+
+/**
+ * The verdict and its colour: green only when every rule with a check was checked and passed;
+ * amber when the checked rules passed but others were skipped; red otherwise.
+ */
+function verdictOf(summary: Summary, facts: RunFacts, run: RunCoverage): [string, string] {
+  if (summary.exitCode === 0) {
+    if (facts.profile === 'certify')
+      return ['Certified: every checked rule passed, nothing skipped, no warning', 'ok'];
+    return run.skipped === 0
+      ? ['Conformant for every checked rule', 'ok']
+      : [
+          `Conformant for the ${run.checked} rule${run.checked === 1 ? '' : 's'} checked; ${run.skipped} skipped`,
+          'partial',
+        ];
+  }
+  return summary.counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0
+    ? ['NOT certified: no rule failed, but checks were skipped or rules warned', 'bad']
+    : ['NOT conformant', 'bad'];
 }
 
 const COUNT_NAME = {
@@ -86,7 +107,8 @@ const CSS = `
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:75rem;padding:0 1rem;color:#1b1f24}
 h1{margin-bottom:.2rem}h2{margin-top:2rem;border-bottom:1px solid #d0d7de;padding-bottom:.2rem}h3{margin:1.2rem 0 .4rem}
 .verdict{font-size:1.2rem;font-weight:600;padding:.5rem .8rem;border-radius:6px;display:inline-block}
-.verdict.ok{background:#dafbe1;color:#116329}.verdict.bad{background:#ffebe9;color:#a40e26}
+.verdict.ok{background:#dafbe1;color:#116329}.verdict.bad{background:#ffebe9;color:#a40e26}.verdict.partial{background:#fff8c5;color:#7d4e00}
+.headline{font-weight:600}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;vertical-align:top;padding:.3rem .5rem;border-bottom:1px solid #eaeef2}
 table.facts{width:auto}table.facts th{font-weight:600;padding-right:2rem}
 .badge{font:600 12px/1 ui-monospace,monospace;padding:.25rem .4rem;border-radius:4px;display:inline-block;min-width:2.6rem;text-align:center}
@@ -94,7 +116,7 @@ table.facts{width:auto}table.facts th{font-weight:600;padding-right:2rem}
 .skip{background:#ddf4ff;color:#0a3069}.unchecked{background:#f6f8fa;color:#57606a}
 .id{font-family:ui-monospace,monospace;white-space:nowrap}.note{color:#57606a}
 .bar{display:flex;align-items:center;gap:.8rem;margin:.3rem 0}.bar span:first-child{width:18rem}
-.track{flex:0 0 20rem;height:.7rem;background:#eaeef2;border-radius:4px;overflow:hidden}.fill{height:100%;background:#2da44e}
+.track{flex:0 0 20rem;height:.7rem;background:#eaeef2;border-radius:4px;overflow:hidden}.fill{height:100%;background:#0969da}
 pre{background:#f6f8fa;padding:.7rem;overflow-x:auto;white-space:pre-wrap;word-break:break-word;font-size:13px}
 details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}
 `;
@@ -114,7 +136,17 @@ function row(name: string, value: string): string {
 
 function bar(label: string, checked: number, total: number): string {
   const percent = total === 0 ? 0 : Math.round((checked / total) * 100);
-  return `<div class="bar"><span>${esc(label)}</span><span class="track"><span class="fill" style="display:block;width:${percent}%"></span></span><span>${checked}/${total} have a check (${percent}%)</span></div>`;
+  return `<div class="bar"><span>${esc(label)}</span><span class="track"><span class="fill" style="display:block;width:${percent}%"></span></span><span>${checked}/${total} checked in this run (${percent}%)</span></div>`;
+}
+
+function skipReasonList(summary: Summary): string {
+  const reasons = skipReasonCounts(summary);
+  if (reasons.length === 0) return '';
+  const items = reasons.map(
+    (r) =>
+      `<li>${r.checks} check${r.checks === 1 ? '' : 's'}${r.rules > 0 ? ` (${r.rules} rule${r.rules === 1 ? '' : 's'} left unchecked)` : ''}: ${esc(r.reason)}</li>`,
+  );
+  return `<p>Skipped, by reason:</p>\n<ul class="reasons">\n${items.join('\n')}\n</ul>\n`;
 }
 
 function ruleTable(group: string, results: RuleResult[]): string {

@@ -84,12 +84,51 @@ describe('formatJsonReport', () => {
       durationMs: 12345,
       checks: { total: 4, passed: 1, failed: 2, skipped: 1 },
     });
-    expect(report.result).toEqual({ exitCode: 1, conformant: false, refusals: [] });
+    expect(report.result).toEqual({
+      exitCode: 1,
+      conformant: false,
+      headline:
+        '4 of 6 rules checked in this run (2 passed, 1 failed, 1 warned, 1 skipped: reasons below); 1 has no check',
+      refusals: [],
+    });
     expect(report.skipped[0]?.reason).toBe('needs a webhook receiver the target can reach');
     expect(report.rules.find((r) => r.id === '6.2-R1')?.skipReasons).toEqual([
       'needs a webhook receiver the target can reach',
     ]);
     expect(report.problems).toHaveLength(1);
+  });
+
+  it('gives every rule its status, checks, requests, seed and duration', () => {
+    const byId = Object.fromEntries(report.rules.map((r) => [r.id, r]));
+    expect(byId['4.1-R1']).toMatchObject({
+      status: 'pass',
+      checks: [0],
+      requests: 10,
+      seed: 42,
+      durationMs: 120,
+    });
+    expect(byId['6.2-R1']).toMatchObject({ status: 'skip', requests: 0, seed: 42 });
+    expect(byId['9-R1']).toMatchObject({
+      status: 'unchecked',
+      checks: [],
+      requests: 0,
+      durationMs: 0,
+    });
+  });
+
+  it('counts the rules this run checked apart from the rules that have a check', () => {
+    expect(report.coverage).toMatchObject({
+      checked: 5,
+      total: 6,
+      thisRun: {
+        checked: 4,
+        skipped: 1,
+        unchecked: 1,
+        total: 6,
+        documented: { checked: 3, total: 5 },
+        decided: { checked: 1, total: 1 },
+      },
+    });
   });
 
   it('keeps sentences as they are and strips colour codes from failure text', () => {

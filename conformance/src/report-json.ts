@@ -1,5 +1,5 @@
 import type { Need, ProfileName } from './config.ts';
-import { plainText, skipReasons, type RunFacts } from './report-facts.ts';
+import { headline, plainText, runCoverage, skipReasons, type RunFacts } from './report-facts.ts';
 import type { RuleSource } from './rules.ts';
 import type { RuleStatus, Summary, TestOutcome } from './summary.ts';
 
@@ -30,7 +30,13 @@ export interface JsonReport {
     durationMs: number;
     checks: { total: number; passed: number; failed: number; skipped: number };
   };
-  result: { exitCode: 0 | 1; conformant: boolean; refusals: string[] };
+  result: {
+    exitCode: 0 | 1;
+    conformant: boolean;
+    /** "N of 156 rules checked in this run (…)", as the console prints it. */
+    headline: string;
+    refusals: string[];
+  };
   counts: Record<RuleStatus, number>;
   bySource: Record<RuleSource, Record<RuleStatus, number>>;
   coverage: {
@@ -38,6 +44,15 @@ export interface JsonReport {
     total: number;
     documented: { checked: number; total: number };
     decided: { checked: number; total: number };
+    /** Rules checked in this run (passed, failed or warned), not rules that have a check. */
+    thisRun: {
+      checked: number;
+      skipped: number;
+      unchecked: number;
+      total: number;
+      documented: { checked: number; total: number };
+      decided: { checked: number; total: number };
+    };
   };
   rules: JsonRule[];
   checks: JsonCheck[];
@@ -55,6 +70,12 @@ export interface JsonRule {
   /** Indexes into `checks`. */
   checks: number[];
   skipReasons: string[];
+  /** Requests its checks sent, summed (a check of two rules counts for both). */
+  requests: number;
+  /** The seed that replays it (`--seed`). */
+  seed: number;
+  /** Time its checks took, summed. */
+  durationMs: number;
 }
 
 export interface JsonCheck {
@@ -100,8 +121,12 @@ export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
         return index;
       }),
       skipReasons: result.status === 'skip' ? skipReasons(result) : [],
+      requests: result.tests.reduce((sum, t) => sum + (t.requests ?? 0), 0),
+      seed: facts.seed,
+      durationMs: Math.round(result.tests.reduce((sum, t) => sum + (t.durationMs ?? 0), 0)),
     };
   });
+  const run = runCoverage(summary);
   const state = (s: TestOutcome['state']) => checks.filter((c) => c.state === s).length;
   const { coverage } = summary;
   return {
@@ -134,6 +159,7 @@ export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
     result: {
       exitCode: summary.exitCode,
       conformant: summary.exitCode === 0,
+      headline: headline(summary),
       refusals: summary.refusals,
     },
     counts: summary.counts,
@@ -143,6 +169,14 @@ export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
       total: coverage.total,
       documented: { checked: coverage.documented[0], total: coverage.documented[1] },
       decided: { checked: coverage.decided[0], total: coverage.decided[1] },
+      thisRun: {
+        checked: run.checked,
+        skipped: run.skipped,
+        unchecked: run.unchecked,
+        total: run.total,
+        documented: { checked: run.documented[0], total: run.documented[1] },
+        decided: { checked: run.decided[0], total: run.decided[1] },
+      },
     },
     rules,
     checks,

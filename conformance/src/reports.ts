@@ -1,0 +1,44 @@
+import type { ReportFormat } from './cli-options.ts';
+import type { TargetConfig } from './config.ts';
+import { redactSecrets } from './redact.ts';
+import { closingLines, formatConsoleReport } from './report-console.ts';
+import type { RunFacts } from './report-facts.ts';
+import { formatHtmlReport } from './report-html.ts';
+import { formatJsonReport } from './report-json.ts';
+import { formatJUnitReport } from './report-junit.ts';
+import type { Summary } from './summary.ts';
+
+/** What a report is rendered as: a format of `--report`, or the console's closing lines alone. */
+export type RenderedReport = ReportFormat | 'closing';
+
+const RENDER: Record<RenderedReport, (summary: Summary, facts: RunFacts) => string> = {
+  console: formatConsoleReport,
+  closing: (summary, facts) => `${closingLines(summary, facts).join('\n')}\n`,
+  junit: formatJUnitReport,
+  json: formatJsonReport,
+  html: formatHtmlReport,
+};
+
+/**
+ * The report boundary: every report the run prints or writes is rendered here, and leaves with
+ * every secret masked (redact.ts): the run's own keys and tokens, whatever their shape, and
+ * anything shaped like a key, webhook secret or control token that a failure message, a shrunk
+ * case or an answer carried. Masking the finished text is what makes it hold for every format
+ * and every field, the ones added later included.
+ */
+export function renderReport(
+  format: RenderedReport,
+  summary: Summary,
+  facts: RunFacts,
+  secrets: readonly (string | undefined)[] = [],
+): string {
+  return redactSecrets(RENDER[format](summary, facts), secrets);
+}
+
+/** The secrets a run was given: its API keys and control token. */
+export function secretsOf(target: TargetConfig): string[] {
+  if (target.kind !== 'live') return [];
+  return [target.apiKey, target.secondApiKey, target.control?.token].filter(
+    (s): s is string => s !== undefined,
+  );
+}
