@@ -11,6 +11,7 @@ const RUN_DEFAULTS = {
   reportDir: 'conformance-report',
   shard: undefined,
   dryRun: false,
+  quiet: false,
 } as const;
 
 /** The ConfigurationError the arguments are refused with. */
@@ -362,6 +363,11 @@ describe('parseConformanceArgs: profiles, safety, reports and shards', () => {
     expect(parse(['--dry-run'])).toMatchObject({ dryRun: true });
   });
 
+  it('shows progress unless --quiet', () => {
+    expect(parse([])).toMatchObject({ quiet: false });
+    expect(parse(['--quiet'])).toMatchObject({ quiet: true });
+  });
+
   it('lists every flag and profile in --help', () => {
     for (const flag of [
       '--base-url',
@@ -382,6 +388,7 @@ describe('parseConformanceArgs: profiles, safety, reports and shards', () => {
       '--dry-run',
       '--report',
       '--report-dir',
+      '--quiet',
       'full',
       'quick',
       'certify',

@@ -48,6 +48,7 @@ ${PROFILE_NAMES.map((name) => `                            ${name.padEnd(10)} ${
 Reports:
   --report <list>         Comma list of console, junit, json, html (default console)
   --report-dir <dir>      Where junit.xml, report.json and report.html go (default conformance-report)
+  --quiet                 No progress line per check on stderr (by default one as each check ends)
   -h, --help              Show this help
 
 Exit status: 0 every checked rule passed, 1 a rule failed (or, with --profile certify, a check
@@ -67,6 +68,8 @@ export interface CliRun extends RunConfig {
   reportDir: string;
   shard: string | undefined;
   dryRun: boolean;
+  /** No progress line per check on stderr (progress.ts). */
+  quiet: boolean;
 }
 
 /** Parses the command line; throws ConfigurationError with a reason a user can act on. */
@@ -101,6 +104,7 @@ export function parseConformanceArgs(
         'dry-run': { type: 'boolean' },
         report: { type: 'string' },
         'report-dir': { type: 'string' },
+        quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -157,6 +161,7 @@ export function parseConformanceArgs(
     reportDir: reportDir(values['report-dir']),
     shard: values.shard === undefined ? undefined : shard(values.shard),
     dryRun: values['dry-run'] ?? false,
+    quiet: values.quiet ?? false,
     target,
   };
 }
