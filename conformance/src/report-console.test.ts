@@ -224,6 +224,22 @@ describe('formatConsoleReport', () => {
     expect(lines).toContain('Rules: 1 passed, 0 failed, 0 warnings, 2 skipped, 0 without a check');
   });
 
+  it('says nothing was checked, and why, when the run checked nothing', () => {
+    const lines = closingLines(
+      summary([result(rule('1-R1', '1'), 'skip', [test('skipped')])], {
+        nothingChecked: '--filter "zzz" selected no check',
+        exitCode: 1,
+      }),
+      FACTS,
+    );
+    expect(lines[0]).toBe(
+      '0 of 1 rules checked in this run (0 passed, 0 failed, 0 warned, 1 skipped: reasons below)',
+    );
+    expect(lines.at(-1)).toBe(
+      'Result: NOT conformant: nothing was checked (--filter "zzz" selected no check)',
+    );
+  });
+
   it('prints no reasons when nothing was skipped', () => {
     const lines = closingLines(
       summary([result(rule('1-R1', '1'), 'pass', [test('passed')])]),

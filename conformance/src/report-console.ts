@@ -112,6 +112,8 @@ function resultLine(summary: Summary, facts: RunFacts, run: RunCoverage): string
       ? 'Result: conformant for every checked rule'
       : `Result: conformant for the ${plural(run.checked, 'rule')} checked; ${run.skipped} skipped`;
   }
+  if (summary.nothingChecked !== undefined)
+    return `Result: NOT conformant: nothing was checked (${summary.nothingChecked})`;
   if (summary.counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0)
     return `Result: NOT certified: no rule failed, but ${summary.refusals.length} skip(s) or warning(s)`;
   return 'Result: NOT conformant';

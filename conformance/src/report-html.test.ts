@@ -110,6 +110,16 @@ describe('formatHtmlReport', () => {
     expect(page).not.toContain('98%');
   });
 
+  it('says nothing was checked, in red, when the run checked nothing', () => {
+    const page = formatHtmlReport(
+      sampleSummary({ nothingChecked: 'no check was found', exitCode: 1 }),
+      SAMPLE_FACTS,
+    );
+    expect(page).toContain(
+      '<p class="verdict bad">NOT conformant: nothing was checked (no check was found)</p>',
+    );
+  });
+
   it('shows green only when nothing was skipped', () => {
     const clean = formatHtmlReport(
       sampleSummary({

@@ -90,6 +90,8 @@ function verdictOf(summary: Summary, facts: RunFacts, run: RunCoverage): [string
           'partial',
         ];
   }
+  if (summary.nothingChecked !== undefined)
+    return [`NOT conformant: nothing was checked (${summary.nothingChecked})`, 'bad'];
   return summary.counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0
     ? ['NOT certified: no rule failed, but checks were skipped or rules warned', 'bad']
     : ['NOT conformant', 'bad'];
