@@ -1,11 +1,17 @@
 /**
- * What the Prism tests share: a free loopback port, the emulator on a real socket, Prism as a
- * child process (waited for until it says it listens), and `mailtwin-conformance` as a child
- * process whose report.json is read back. Prism validates against spec/openapi.yaml on its own
- * (its own router and validator), so a run through it is a check of the suite and the emulator
- * by a third party.
+ * What the Prism tests share: a free loopback port, the emulator on a real socket (recording the
+ * requests it receives), Prism as a child process (waited for until it answers), and
+ * `mailtwin-conformance` as a child process whose report.json is read back. Prism validates
+ * against spec/openapi.yaml on its own (its own router and validator), so a run through it is a
+ * check of the suite and the emulator by a third party.
+ *
+ * Nothing here waits for a length of time and hopes: Prism is ready when it answers, its log is
+ * complete when a marker request logged after everything else has arrived, and the emulator
+ * never closes a connection Prism may still reuse (see IDLE_CONNECTION_MS). Deadlines are
+ * safety nets far above the measured durations, never what an assertion depends on.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,22 +39,65 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/** A request as the emulator received it, and whether it has answered it yet. */
+export interface ReceivedRequest {
+  /** Lower case, as the spec's operations are keyed. */
+  method: string;
+  /** The path as received, e.g. `/openapi/v1/emails/…`. */
+  path: string;
+  answered: boolean;
+}
+
 export interface RunningEmulator {
   origin: string;
+  /** Every request received so far, in order of arrival. */
+  requests(): readonly ReceivedRequest[];
   close(): Promise<void>;
 }
 
-/** The emulator on 127.0.0.1 and a port of the system's choosing. */
+/**
+ * How long the emulator keeps an idle keep-alive connection open here: longer than any test
+ * run, so never while Prism may reuse it. Prism forwards with node-fetch through Node's global
+ * agent, which keeps upstream connections alive and reuses them. While Prism handles a large
+ * upload its event loop is blocked for seconds (it decodes the body and logs it, about a second
+ * per MiB at `--verboseLevel info` on a busy machine); if the emulator closes the idle
+ * connection meanwhile (Node's default keepAliveTimeout is 5 s), Prism never sees the close
+ * and writes the forwarded upload into a dead socket: `write EPIPE`, answered by Prism itself
+ * as a 500 FetchError. That was the flaky failure of the 6 MiB upload of issue 12 item 22.
+ */
+export const IDLE_CONNECTION_MS = 15 * 60_000;
+
+/**
+ * The emulator on 127.0.0.1 and a port of the system's choosing. Idle connections stay open
+ * (IDLE_CONNECTION_MS) and an incomplete request is never timed out (`requestTimeout` 0), so
+ * a request Prism leaves hanging stays visibly unanswered until Prism goes away.
+ */
 export async function startEmulator(overrides: Partial<AppDeps>): Promise<RunningEmulator> {
   const app = createApp(defaultDeps(overrides));
+  const received: ReceivedRequest[] = [];
+  const fetch = async (request: Request, env: unknown) => {
+    const entry: ReceivedRequest = {
+      method: request.method.toLowerCase(),
+      path: new URL(request.url).pathname,
+      answered: false,
+    };
+    received.push(entry);
+    try {
+      return await app.fetch(request, env);
+    } finally {
+      entry.answered = true;
+    }
+  };
   let server: ServerType | undefined;
   const port = await new Promise<number>((resolve) => {
-    server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) =>
-      resolve(info.port),
-    );
+    server = serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info) => resolve(info.port));
   });
+  const http = server as ServerType & { keepAliveTimeout: number; requestTimeout: number };
+  http.keepAliveTimeout = IDLE_CONNECTION_MS;
+  http.requestTimeout = 0;
   return {
     origin: `http://127.0.0.1:${port}`,
+    requests: () => received,
     close: () =>
       new Promise<void>((resolve) => {
         // Prism keeps connections alive; drop them so close() returns.
@@ -60,57 +109,95 @@ export async function startEmulator(overrides: Partial<AppDeps>): Promise<Runnin
 
 export interface RunningPrism {
   url: string;
-  /** Everything Prism wrote so far, stdout and stderr interleaved as received. */
+  /** Everything Prism wrote so far (stdout and stderr as received), without the harness's own requests. */
   log(): string;
-  /** Resolves once Prism has written nothing for `quietMs` (its logger writes after replying). */
-  settled(quietMs?: number): Promise<void>;
+  /**
+   * Resolves once every line Prism logged for the requests it answered so far is in log().
+   * Prism logs through a stream pipeline that runs after it has replied, so a reply can arrive
+   * before its log line; this sends a marker request that Prism answers itself and waits for
+   * the marker's log line, which the pipeline (first in, first out) writes after all of those.
+   */
+  flushed(): Promise<void>;
   stop(): Promise<void>;
 }
 
+/** The path prefix of the requests the harness itself sends to Prism (not in the spec). */
+const HARNESS_PATH = '/mailtwin-harness';
+
 /**
- * Starts `prism <args> -h 127.0.0.1 -p <free port>` and resolves once it logs that it is
- * listening; rejects with its output if it exits first or takes longer than `timeoutMs`.
+ * Starts `prism <args> -h 127.0.0.1 -p <free port>` and resolves once it answers a request
+ * itself (its 404 for a path outside the spec): at any `--verboseLevel`, and never fooled by
+ * another program on that port. Rejects with its output if it exits first or does not answer
+ * within `timeoutMs`.
  */
-export async function startPrism(args: string[], timeoutMs = 45_000): Promise<RunningPrism> {
+export async function startPrism(args: string[], timeoutMs = 60_000): Promise<RunningPrism> {
   const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [PRISM, ...args, '-h', '127.0.0.1', '-p', String(port)], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, FORCE_COLOR: '0' },
   });
   let output = '';
-  let lastOutput = performance.now();
+  const waiters = new Set<() => void>();
   const onData = (chunk: Buffer) => {
     output += chunk.toString('utf8');
-    lastOutput = performance.now();
+    for (const waiter of waiters) waiter();
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`prism did not start listening within ${timeoutMs} ms:\n${output}`));
-    }, timeoutMs);
-    const watch = () => {
-      if (/Prism is listening on/.test(output)) {
+  const exited = new Promise<never>((_resolve, reject) =>
+    child.once('exit', (code, signal) =>
+      reject(new Error(`prism exited (${code ?? signal}):\n${output}`)),
+    ),
+  );
+  exited.catch(() => {});
+
+  /** Waits until Prism's output contains `text`, or fails with the output after `ms`. */
+  const outputContains = (text: string, ms: number) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!output.includes(text)) return;
+        waiters.delete(check);
         clearTimeout(timer);
-        child.stdout!.off('data', watch);
         resolve();
-      }
-    };
-    child.stdout!.on('data', watch);
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`prism exited (${code ?? signal}) before listening:\n${output}`));
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`prism did not log ${text} within ${ms} ms:\n${output.slice(-4000)}`));
+      }, ms);
+      waiters.add(check);
+      check();
     });
-  });
+
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const answer = await Promise.race([
+      fetch(`${url}${HARNESS_PATH}/ready`, { signal: AbortSignal.timeout(5_000) })
+        .then((response) => response.text())
+        .catch(() => ''),
+      exited,
+    ]).catch((error: Error) => {
+      throw new Error(`prism did not start: ${error.message}`);
+    });
+    if (answer.includes('prism/errors#NO_PATH_MATCHED_ERROR')) break;
+    if (performance.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`prism did not answer within ${timeoutMs} ms:\n${output}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
   return {
-    url: `http://127.0.0.1:${port}`,
-    log: () => output,
-    settled: async (quietMs = 300) => {
-      while (performance.now() - lastOutput < quietMs) {
-        await new Promise((resolve) => setTimeout(resolve, quietMs / 3));
-      }
+    url,
+    log: () =>
+      output
+        .split('\n')
+        .filter((line) => !line.includes(HARNESS_PATH))
+        .join('\n'),
+    flushed: async () => {
+      const marker = `${HARNESS_PATH}/flushed/${randomUUID()}`;
+      await (await fetch(`${url}${marker}`, { signal: AbortSignal.timeout(60_000) })).arrayBuffer();
+      await outputContains(marker, 60_000);
     },
     stop: () => stopChild(child),
   };
@@ -136,8 +223,9 @@ export interface ConformanceRun {
 /**
  * Runs `mailtwin-conformance <args> --report json --report-dir <temporary>` as a child process
  * (asynchronously: the emulator it may talk to lives in this process) and reads report.json.
+ * `timeoutMs` only stops a run that hangs; it is several times what a run takes.
  */
-export async function runConformance(args: string[], timeoutMs = 170_000): Promise<ConformanceRun> {
+export async function runConformance(args: string[], timeoutMs = 270_000): Promise<ConformanceRun> {
   const reportDir = mkdtempSync(join(tmpdir(), 'mailtwin-prism-'));
   const started = performance.now();
   try {
@@ -170,7 +258,14 @@ export async function runConformance(args: string[], timeoutMs = 170_000): Promi
   }
 }
 
-/** The child's environment without this vitest run's own settings and secrets of the suite. */
+/**
+ * The child's environment without this vitest run's own settings and secrets of the suite, and
+ * with one worker. Prism runs on one thread and blocks on a large body (seconds on a busy
+ * machine); a second worker's request sent meanwhile on a keep-alive connection Prism was about
+ * to close as idle would be dropped unread when Prism's overdue idle timer fires first (a reset,
+ * which the suite reports as a failure). One worker sends one request at a time, so no request
+ * waits on an idle connection. On 2 cores the suite runs one worker anyway.
+ */
 function conformanceEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, FORCE_COLOR: '0', NO_COLOR: '1' };
   for (const name of Object.keys(env)) {
@@ -178,6 +273,7 @@ function conformanceEnv(): NodeJS.ProcessEnv {
   }
   delete env.NODE_ENV;
   delete env.TEST;
+  env.VITEST_MAX_WORKERS = '1';
   return env;
 }
 
@@ -249,22 +345,18 @@ export function operationOf(
 }
 
 /**
- * The requests Prism forwarded to `upstream` (and then validated the response of), read from
- * its `--verboseLevel info` log: one `> Forwarding "<method>" request to <url>...` line each.
+ * The requests under `prefix` among `requests`, with `prefix` cut from their paths. Given the
+ * emulator's requests and `/openapi/v1`, while Prism is the only client of that path: what Prism
+ * forwarded (and then validated the answer of), counted where it arrived rather than read from
+ * Prism's log.
  */
-export function forwardedRequests(
-  log: string,
-  upstream: string,
-): { method: string; path: string }[] {
-  const requests: { method: string; path: string }[] = [];
-  for (const match of log.matchAll(/> Forwarding "(\w+)" request to (\S+?)\.\.\.$/gm)) {
-    const url = new URL(match[2]!);
-    const path = url.pathname.startsWith(`${new URL(upstream).pathname}/`)
-      ? url.pathname.slice(new URL(upstream).pathname.length)
-      : url.pathname;
-    requests.push({ method: match[1]!.toLowerCase(), path });
-  }
-  return requests;
+export function requestsUnder(
+  requests: readonly ReceivedRequest[],
+  prefix: string,
+): ReceivedRequest[] {
+  return requests
+    .filter((request) => request.path.startsWith(`${prefix}/`))
+    .map((request) => ({ ...request, path: request.path.slice(prefix.length) }));
 }
 
 /**
@@ -290,19 +382,4 @@ export function responseViolations(log: string): string[] {
     .split('\n')
     .filter((line) => /errors#VIOLATIONS|Violation: response/.test(line))
     .map((line) => line.trim());
-}
-
-/**
- * Paths Prism forwarded more often than the upstream answered them: requests the emulator never
- * answered, as Prism saw it (`The upstream call to <path> has returned <status>` is missing).
- */
-export function unansweredForwards(log: string, upstream: string): string[] {
-  const balance = new Map<string, number>();
-  for (const request of forwardedRequests(log, upstream)) {
-    balance.set(request.path, (balance.get(request.path) ?? 0) + 1);
-  }
-  for (const match of log.matchAll(/The upstream call to (\S+) has returned \d+/g)) {
-    balance.set(match[1]!, (balance.get(match[1]!) ?? 0) - 1);
-  }
-  return [...balance].filter(([, n]) => n > 0).map(([path]) => path);
 }
