@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { ChargedFailure, chargeTo, chargedRule, expectAt } from './charge.ts';
+
+async function failureOf(run: () => unknown): Promise<unknown> {
+  try {
+    await run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a failure');
+}
+
+describe('expectAt', () => {
+  it('passes silently when the assertion holds, through .not chains too', async () => {
+    expectAt('4.4-R2', 1).toBe(1);
+    expectAt('4.4-R2', 1).not.toBe(2);
+    expectAt('4.4-R2', { a: 1, b: 2 }).toMatchObject({ a: 1 });
+    await expectAt('4.4-R2', Promise.resolve(3)).resolves.toBe(3);
+  });
+
+  it('charges a failing matcher to its rule, keeping the message', async () => {
+    const error = await failureOf(() => expectAt('4.4-R2', false, 'read flag').toBe(true));
+    expect(error).toBeInstanceOf(ChargedFailure);
+    expect(chargedRule(error)).toBe('4.4-R2');
+    expect((error as Error).message).toMatch(/read flag/);
+  });
+
+  it('charges failures of .not, .resolves and .rejects chains', async () => {
+    expect(chargedRule(await failureOf(() => expectAt('D-5', 1).not.toBe(1)))).toBe('D-5');
+    expect(
+      chargedRule(await failureOf(() => expectAt('D-5', Promise.resolve(1)).resolves.toBe(2))),
+    ).toBe('D-5');
+    expect(
+      chargedRule(await failureOf(() => expectAt('D-5', Promise.resolve(1)).rejects.toThrow())),
+    ).toBe('D-5');
+  });
+});
+
+describe('chargeTo', () => {
+  it('charges whatever the block throws, and the innermost charge wins', async () => {
+    expect(
+      chargedRule(
+        await failureOf(() =>
+          chargeTo('4.3-R1', () => {
+            throw new Error('boom');
+          }),
+        ),
+      ),
+    ).toBe('4.3-R1');
+    const nested = await failureOf(() =>
+      chargeTo('4.3-R1', () => expectAt('D-22', 'Invoice').toBe('Re: Invoice')),
+    );
+    expect(chargedRule(nested)).toBe('D-22');
+  });
+
+  it('returns the block’s value', async () => {
+    expect(await chargeTo('4.3-R1', async () => 7)).toBe(7);
+  });
+});

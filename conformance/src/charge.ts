@@ -1,0 +1,86 @@
+/**
+ * One assertion, one rule: a failure is charged to the rule the failing assertion checks, not
+ * to every rule its check names (GUIDE "One assertion, one rule"). A documented rule that fails
+ * fails the run; a decided one (D-n) warns unless `--strict`.
+ *
+ *     expectAt('4.4-R2', detail.read).toBe(false);
+ *     await chargeTo('D-22', async () => { ... several assertions of one rule ... });
+ */
+import { expect } from 'vitest';
+
+/** A failure charged to exactly one rule of conformance/rules.yaml. */
+export class ChargedFailure extends Error {
+  override name = 'ChargedFailure';
+
+  constructor(
+    readonly ruleId: string,
+    readonly original: unknown,
+  ) {
+    super(original instanceof Error ? original.message : String(original));
+    if (original instanceof Error && original.stack !== undefined) this.stack = original.stack;
+  }
+}
+
+/** The rule a failure is charged to, when it was charged to one. */
+export function chargedRule(error: unknown): string | undefined {
+  return error instanceof ChargedFailure ? error.ruleId : undefined;
+}
+
+/** `error` charged to `ruleId`, unless it is already charged (the innermost charge wins). */
+export function charge(ruleId: string, error: unknown): ChargedFailure {
+  return error instanceof ChargedFailure ? error : new ChargedFailure(ruleId, error);
+}
+
+/** Runs `block`, charging anything it throws to `ruleId`. */
+export async function chargeTo<T>(ruleId: string, block: () => T | Promise<T>): Promise<T> {
+  try {
+    return await block();
+  } catch (error) {
+    throw charge(ruleId, error);
+  }
+}
+
+/**
+ * vitest's `expect(actual, message)` whose every matcher (`.not`, `.resolves` and `.rejects`
+ * chains included) charges its failure to `ruleId`.
+ */
+export function expectAt<T>(
+  ruleId: string,
+  actual: T,
+  message?: string,
+): ReturnType<typeof expect<T>> {
+  return charged(ruleId, expect(actual, message));
+}
+
+function charged<A extends object>(ruleId: string, assertion: A): A {
+  return new Proxy(assertion, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property);
+      if (typeof value === 'function') {
+        return (...args: unknown[]) => {
+          let result: unknown;
+          try {
+            result = (value as (...a: unknown[]) => unknown).apply(target, args);
+          } catch (error) {
+            throw charge(ruleId, error);
+          }
+          if (isThenable(result)) {
+            return result.then(undefined, (error: unknown) => {
+              throw charge(ruleId, error);
+            });
+          }
+          return typeof result === 'object' && result !== null ? charged(ruleId, result) : result;
+        };
+      }
+      return typeof value === 'object' && value !== null ? charged(ruleId, value) : value;
+    },
+  });
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { then?: unknown }).then === 'function'
+  );
+}
