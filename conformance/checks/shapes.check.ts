@@ -2,9 +2,10 @@
  * §4, §2.1, §2.3 and §9: results come back directly (no envelope), timestamps are ISO 8601,
  * and a key keeps the name it was created with.
  */
-import { expect } from 'vitest';
+import { expectAt } from '../src/charge.ts';
 import { rule } from '../src/check.ts';
 import { ControlClient, createTenant } from '../src/control-client.ts';
+import { expectSuccess } from '../src/model/statuses.ts';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
 
@@ -24,51 +25,77 @@ rule(
     const mailboxes = (
       await api.request({ path: '/mailboxes', apiKey: tenant.key.secret })
     ).json<unknown>();
-    expect(Array.isArray(mailboxes), 'GET /mailboxes is a bare array').toBe(true);
+    expectAt('4-R2', Array.isArray(mailboxes), 'GET /mailboxes is a bare array').toBe(true);
     const detail = (await api.request({ path: `/emails/${id}`, apiKey: tenant.key.secret })).json<
       Record<string, unknown>
     >();
-    expect(detail.id, 'GET /emails/{id} has the email fields at the top level').toBe(id);
-    expect(Object.keys(detail)).not.toContain('data');
+    expectAt('4-R2', detail.id, 'GET /emails/{id} has the email fields at the top level').toBe(id);
+    expectAt('4-R2', Object.keys(detail)).not.toContain('data');
     const page = (
       await api.request({ path: '/emails', query: { mailbox }, apiKey: tenant.key.secret })
     ).json<Record<string, unknown>>();
-    expect(Object.keys(page).sort()).toEqual(expect.arrayContaining(['emails', 'nextCursor']));
+    // §4.2 names nextCursor; the array's name is not shown (D-6), so any name will do.
+    expectAt('4-R2', Object.keys(page), 'the page carries nextCursor at its top level').toContain(
+      'nextCursor',
+    );
+    expectAt(
+      '4-R2',
+      Object.values(page).some(Array.isArray),
+      'the page carries its results as an array at its top level',
+    ).toBe(true);
   },
   { needs: ['control-plane'] },
 );
 
+/**
+ * Every timestamp field of an email object: the record's field names are not shown (§2.3,
+ * D-3, D-4), so a timestamp is a string-valued field named like one (`…At`).
+ */
+function timestampsOf(email: unknown): [string, string][] {
+  if (typeof email !== 'object' || email === null || Array.isArray(email)) return [];
+  return Object.entries(email).filter(
+    (entry): entry is [string, string] => /At$/.test(entry[0]) && typeof entry[1] === 'string',
+  );
+}
+
 rule(
-  ['2.3-R3', '9-R3'],
+  ['2.3-R3', '9-R3', '2.3-R1'],
   'writes every timestamp as ISO 8601, and ids and cursors as opaque strings',
   async ({ api, target }) => {
     const control = new ControlClient(api, target.control!);
     const tenant = await createTenant(control);
     const mailbox = tenant.mailboxes[0]!;
+    const apiKey = tenant.key.secret;
     for (let i = 0; i < 3; i += 1)
       await control.inject({ mailbox, from: 'bob@partner.test', subject: `t${i}`, text: 'x' });
-    const sent = (
-      await api.request({
-        method: 'POST',
-        path: '/emails/send',
-        json: { from: mailbox, to: mailbox, subject: 'Stamp', text: 'x' },
-        apiKey: tenant.key.secret,
-      })
-    ).json<{ receivedAt: string; sentAt: string | null; id: string }>();
-    expect(sent.receivedAt).toMatch(ISO_8601);
-    expect(sent.sentAt ?? '').toMatch(ISO_8601);
+    const sent = await api.request({
+      method: 'POST',
+      path: '/emails/send',
+      json: { from: mailbox, to: mailbox, subject: 'Stamp', text: 'x' },
+      apiKey,
+    });
+    expectSuccess('2.3-R3', sent.status, 'POST /emails/send');
+    // The answer's shape is not shown (§4.3, D-21): whatever timestamps it carries are checked.
+    const stamps: [string, string][] = sent.text === '' ? [] : timestampsOf(sent.json<unknown>());
     const page = (
-      await api.request({
-        path: '/emails',
-        query: { mailbox, limit: 2 },
-        apiKey: tenant.key.secret,
-      })
-    ).json<{ emails: { id: unknown; receivedAt: string }[]; nextCursor: unknown }>();
-    for (const email of page.emails) {
-      expect(email.receivedAt).toMatch(ISO_8601);
-      expect(typeof email.id).toBe('string');
+      await api.request({ path: '/emails', query: { mailbox, limit: 2 }, apiKey })
+    ).json<{
+      emails: { id: unknown }[];
+      nextCursor: unknown;
+    }>();
+    const listed = Object.values(page).find(Array.isArray) as unknown[];
+    for (const email of listed) {
+      stamps.push(...timestampsOf(email));
+      const id = (email as { id?: unknown }).id;
+      expectAt('2.3-R1', typeof id, 'an email id is a string').toBe('string');
+      const detail = await api.request({ path: `/emails/${String(id)}`, apiKey });
+      stamps.push(...timestampsOf(detail.json<unknown>()));
     }
-    expect(typeof page.nextCursor).toBe('string');
+    expectAt('2.3-R3', stamps.length, 'timestamps found on emails').toBeGreaterThan(0);
+    for (const [name, value] of stamps) expectAt('2.3-R3', value, name).toMatch(ISO_8601);
+    expectAt('9-R3', typeof page.nextCursor, 'nextCursor of a first page of 2 out of 5').toBe(
+      'string',
+    );
   },
   { needs: ['control-plane', 'destructive'] },
 );
@@ -89,8 +116,9 @@ rule(
         headers: { Authorization: `Bearer ${target.control!.token}` },
       })
     ).json<{ id: string; name: string }[]>();
-    expect(keys.find((k) => k.id === key.id)?.name).toBe('Billing sync (prod)');
-    expect((await api.request({ path: '/mailboxes', apiKey: key.secret })).status).toBe(200);
+    expectAt('2.1-R1', keys.find((k) => k.id === key.id)?.name).toBe('Billing sync (prod)');
+    const mailboxes = await api.request({ path: '/mailboxes', apiKey: key.secret });
+    expectSuccess('2.1-R1', mailboxes.status, 'GET /mailboxes with the named key');
   },
   { needs: ['control-plane'] },
 );
