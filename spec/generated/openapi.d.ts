@@ -529,7 +529,10 @@ export interface components {
              * @description The same moment as `X-Service-Timestamp`, same string.
              */
             timestamp: string;
-            /** @description The received email as `GET /emails/{emailId}` would return it (D-37). */
+            /**
+             * @description The received email as `GET /emails/{emailId}` would return it (D-37); §6.2 names
+             *     its `id` and `mailbox`.
+             */
             data: components["schemas"]["EmailDetail"];
         };
         /** @description The body of a test delivery (§6.1, D-37). */
