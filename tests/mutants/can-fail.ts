@@ -17,17 +17,8 @@
  *   npm run can-fail -- --no-mock        skip the Prism mock run
  *   npm run can-fail -- --jobs 4         mutants run at once, each in its own copy (default: cores)
  */
-import { spawn, spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -35,11 +26,10 @@ import type { JsonReport } from '../../conformance/src/report-json.ts';
 import { ROOT, SPEC, runConformance, startPrism } from '../prism/harness.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { applyMutant, type NamedMutant } from './named-mutant.ts';
+import { makeWorkspace, runChild } from './workspace.ts';
 
 const MUTATION_REPORT = join(ROOT, 'reports/mutation/mutation.json');
 const OUTPUT = join(ROOT, 'reports/can-fail.md');
-/** Directories a copy of the repository does without (node_modules is linked, not copied). */
-const NOT_COPIED = new Set(['node_modules', '.git', 'reports', '.stryker-tmp', 'conformance-report', '.tmp']);
 
 interface Evidence {
   mock?: string;
@@ -171,17 +161,6 @@ interface StrykerReport {
   testFiles?: Record<string, { tests: { id: string; name: string }[] }>;
 }
 
-/** A copy of the repository to break, sharing node_modules with this one. */
-function makeWorkspace(): string {
-  const workspace = mkdtempSync(join(tmpdir(), 'mailtwin-mutant-'));
-  cpSync(ROOT, workspace, {
-    recursive: true,
-    filter: (source) => !NOT_COPIED.has(relative(ROOT, source).split('/')[0] ?? ''),
-  });
-  symlinkSync(join(ROOT, 'node_modules'), join(workspace, 'node_modules'), 'dir');
-  return workspace;
-}
-
 /** Runs the mutants `jobs` at a time, each worker in its own copy; results in catalogue order. */
 async function runNamedMutants(list: readonly NamedMutant[], jobs: number): Promise<MutantOutcome[]> {
   const outcomes = new Array<MutantOutcome>(list.length);
@@ -238,24 +217,6 @@ async function runOne(workspace: string, mutant: NamedMutant): Promise<MutantOut
     writeFileSync(path, original);
     rmSync(reportDir, { recursive: true, force: true });
   }
-}
-
-/** A child node process; killed when it outlives `timeoutMs` (a hung check is not a catch). */
-function runChild(args: string[], cwd: string, timeoutMs: number): Promise<{ status: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, {
-      cwd,
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1' },
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stderr });
-    });
-  });
 }
 
 function render(checks: string[], outcomes: MutantOutcome[], partial: boolean) {
