@@ -1,0 +1,223 @@
+/**
+ * `npm run variants`: shows that the suite is fair to other implementations (issue 14 item 5).
+ *
+ * Each variant of tests/variants/catalogue.ts changes the emulator on one point the service
+ * document leaves open. For each, in its own copy of the repository, the suite runs in process
+ * and against a separately started `mailtwin serve` (a live target: --base-url, --api-key,
+ * --mailbox, --destructive, --control-url, --control-token from its banner), with --profile
+ * quick and a fixed seed, and must:
+ * - exit 0 without --strict, with no failed rule, every warning on a decided rule (D-n), and no
+ *   documented rule failed (read from report.json, conformance/report.schema.json);
+ * - exit 1 with --strict (a decided rule failed: the suite did see the other choice).
+ * Prints one line per variant with the decided rules that warned, writes reports/variants.md
+ * (and each run's report.json under reports/variants/), and exits 1 if any variant is judged
+ * non-conformant. Slow (four suite runs per variant); not part of `npm test`.
+ *
+ *   npm run variants                         every variant, both targets
+ *   npm run variants -- --only V-1,V-3       just these
+ *   npm run variants -- --targets in-process in-process only (or: live)
+ *   npm run variants -- --jobs 2             variants run at once, each in its own copy (default 1)
+ *   npm run variants -- --seed 7             the suite's seed (default 3, as test:conformance quick)
+ */
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { JsonReport } from '../../conformance/src/report-json.ts';
+import { makeWorkspace, REPO_ROOT, runChild } from '../mutants/workspace.ts';
+import { VARIANTS } from './catalogue.ts';
+import { judgeRun, type RunVerdict } from './judge.ts';
+import { startLiveTarget } from './live-target.ts';
+import { applyVariantTo, type Variant } from './variant.ts';
+
+type TargetName = 'in-process' | 'live';
+
+interface TargetOutcome {
+  target: TargetName;
+  normal: RunVerdict;
+  strict: RunVerdict;
+  strictExit: number | null;
+}
+
+interface VariantOutcome {
+  variant: Variant;
+  targets: TargetOutcome[];
+  /** Problems starting the variant at all (a stale edit, a server that would not start). */
+  setup: string[];
+  seconds: number;
+}
+
+const { values } = parseArgs({
+  options: {
+    only: { type: 'string' },
+    targets: { type: 'string', default: 'in-process,live' },
+    jobs: { type: 'string', default: '1' },
+    seed: { type: 'string', default: '3' },
+  },
+});
+const jobs = Math.max(1, Number.parseInt(values.jobs, 10) || 1);
+const seed = String(Number.parseInt(values.seed, 10) || 3);
+const targets = values.targets.split(',').map((t) => t.trim()) as TargetName[];
+for (const target of targets) {
+  if (target !== 'in-process' && target !== 'live')
+    throw new Error(`unknown target "${target}": in-process or live`);
+}
+const only = values.only?.split(',').map((id) => id.trim());
+const variants = only === undefined ? VARIANTS : VARIANTS.filter((v) => only.includes(v.id));
+if (only !== undefined && variants.length !== only.length) {
+  const known = new Set(VARIANTS.map((v) => v.id));
+  throw new Error(`unknown variant id(s): ${only.filter((id) => !known.has(id)).join(', ')}`);
+}
+
+const REPORTS = join(REPO_ROOT, 'reports/variants');
+rmSync(REPORTS, { recursive: true, force: true });
+mkdirSync(REPORTS, { recursive: true });
+process.stdout.write(
+  `${variants.length} variant(s), targets ${targets.join(' and ')}, --profile quick --seed ${seed}, ${jobs} at a time\n`,
+);
+
+const outcomes = await runAll(variants, jobs);
+const okCount = outcomes.filter(conformant).length;
+const markdown = renderMarkdown(outcomes);
+writeFileSync(join(REPO_ROOT, 'reports/variants.md'), markdown);
+process.stdout.write(
+  `\nVariants judged conformant (warnings on decided rules only, failing under --strict): ${okCount}/${outcomes.length}\n` +
+    `Written: ${relative(process.cwd(), join(REPO_ROOT, 'reports/variants.md'))}\n`,
+);
+process.exitCode = okCount === outcomes.length ? 0 : 1;
+
+function conformant(outcome: VariantOutcome): boolean {
+  return (
+    outcome.setup.length === 0 &&
+    outcome.targets.every((t) => t.normal.problems.length === 0 && t.strict.problems.length === 0)
+  );
+}
+
+/** Runs the variants `jobs` at a time, each worker in its own copy; results in catalogue order. */
+async function runAll(list: readonly Variant[], jobs: number): Promise<VariantOutcome[]> {
+  const results = new Array<VariantOutcome>(list.length);
+  let next = 0;
+  const worker = async () => {
+    const workspace = makeWorkspace('mailtwin-variant-');
+    try {
+      while (next < list.length) {
+        const index = next++;
+        const outcome = await runVariant(workspace, list[index]!);
+        results[index] = outcome;
+        process.stdout.write(`${line(outcome)}\n`);
+      }
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, list.length) }, worker));
+  return results;
+}
+
+/** Applies the variant to the copy, runs the suite on every target, strict and not, and mends it. */
+async function runVariant(workspace: string, variant: Variant): Promise<VariantOutcome> {
+  const started = performance.now();
+  const outcome: VariantOutcome = { variant, targets: [], setup: [], seconds: 0 };
+  let restore: (() => void) | undefined;
+  try {
+    restore = applyVariantTo(workspace, variant);
+    for (const target of targets) {
+      const normal = await runSuite(workspace, variant, target, false);
+      const strict = await runSuite(workspace, variant, target, true);
+      outcome.targets.push({
+        target,
+        normal: normal.verdict,
+        strict: strict.verdict,
+        strictExit: strict.exit,
+      });
+    }
+  } catch (error) {
+    outcome.setup.push(error instanceof Error ? error.message : String(error));
+  } finally {
+    restore?.();
+    outcome.seconds = (performance.now() - started) / 1000;
+  }
+  return outcome;
+}
+
+/** One suite run against the variant on `target`; a live target is a fresh `mailtwin serve`. */
+async function runSuite(
+  workspace: string,
+  variant: Variant,
+  target: TargetName,
+  strict: boolean,
+): Promise<{ verdict: RunVerdict; exit: number | null }> {
+  const reportDir = join(REPORTS, variant.id, `${target}${strict ? '-strict' : ''}`);
+  mkdirSync(reportDir, { recursive: true });
+  const live = target === 'live' ? await startLiveTarget(workspace) : undefined;
+  try {
+    const args = [
+      join(workspace, 'bin/mailtwin-conformance.js'),
+      '--profile',
+      'quick',
+      '--seed',
+      seed,
+      '--quiet',
+      '--report',
+      'console,json',
+      '--report-dir',
+      reportDir,
+      ...(live?.flags ?? []),
+      ...(strict ? ['--strict'] : []),
+    ];
+    const { status, stdout, stderr } = await runChild(args, workspace, 20 * 60_000);
+    writeFileSync(join(reportDir, 'console.txt'), `${stdout}\n--- stderr ---\n${stderr}`);
+    const reportPath = join(reportDir, 'report.json');
+    const report = existsSync(reportPath)
+      ? (JSON.parse(readFileSync(reportPath, 'utf8')) as JsonReport)
+      : undefined;
+    return { verdict: judgeRun(report, status, strict, `${stdout}\n${stderr}`), exit: status };
+  } finally {
+    await live?.stop();
+  }
+}
+
+/** `ok  V-1  departs D-5  in-process: warned D-5, D-12 | live: warned D-5 (4m 3s)` */
+function line(outcome: VariantOutcome): string {
+  const { variant } = outcome;
+  const head = `${conformant(outcome) ? 'ok  ' : 'FAIL'} ${variant.id.padEnd(5)} departs ${variant.departsFrom.padEnd(5)}`;
+  const minutes = `${Math.floor(outcome.seconds / 60)}m ${Math.round(outcome.seconds % 60)}s`;
+  if (outcome.setup.length > 0)
+    return `${head} could not run: ${outcome.setup.join('; ')} (${minutes})`;
+  const perTarget = outcome.targets.map((t) => {
+    const warned =
+      t.normal.warned.length > 0 ? `warned ${t.normal.warned.join(', ')}` : 'no warning';
+    const seen = t.normal.warned.includes(variant.departsFrom)
+      ? ''
+      : ` (${variant.departsFrom} not warned)`;
+    const problems = [...t.normal.problems, ...t.strict.problems.map((p) => `strict: ${p}`)];
+    return `${t.target}: ${warned}${seen}${problems.length > 0 ? `\n        ${problems.join('\n        ')}` : ''}`;
+  });
+  return `${head} ${perTarget.join(' | ')} (${minutes})`;
+}
+
+function renderMarkdown(list: VariantOutcome[]): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const md = [
+    '# Conformant variants',
+    '',
+    `Generated by \`npm run variants\` on ${new Date().toISOString()} (--profile quick --seed ${seed}).`,
+    '',
+    '| Variant | Departs from | Change | Allowed by | Target | Warned (not strict) | --strict exit | Result |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
+  for (const outcome of list) {
+    const { variant } = outcome;
+    const allowed = variant.allowedBy.map((a) => `${a.section} "${a.quote}"`).join(' ');
+    const rows = outcome.setup.length > 0 ? [undefined] : outcome.targets;
+    for (const t of rows) {
+      const problems =
+        t === undefined
+          ? outcome.setup
+          : [...t.normal.problems, ...t.strict.problems.map((p) => `strict: ${p}`)];
+      md.push(
+        `| ${variant.id} | ${variant.departsFrom} | ${cell(variant.change)} | ${cell(allowed)} | ${t?.target ?? '-'} | ${t?.normal.warned.join(', ') ?? ''} | ${t?.strictExit ?? ''} | ${problems.length === 0 ? 'conformant' : cell(problems.join('; '))} |`,
+      );
+    }
+  }
+  return `${md.join('\n')}\n`;
+}
