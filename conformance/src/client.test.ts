@@ -24,7 +24,7 @@ function fakeTarget(kind: Target['kind'] = 'live') {
   return { target, sent };
 }
 
-const VALIDATOR = { validate: () => [] } as unknown as SpecValidator;
+const VALIDATOR = { judge: () => ({ violations: [] }) } as unknown as SpecValidator;
 
 function client(policy: ClientPolicy, kind: Target['kind'] = 'live') {
   const { target, sent } = fakeTarget(kind);
@@ -138,9 +138,10 @@ describe('ApiClient deadline (--request-timeout)', () => {
       'no complete answer to PATCH https://mail.example.com/openapi/v1/emails/e1 within 50 ms',
     );
     expect(performance.now() - started).toBeLessThan(2_000);
-    expect(received.map((request) => request.signal.aborted), 'its request was aborted').toEqual([
-      true,
-    ]);
+    expect(
+      received.map((request) => request.signal.aborted),
+      'its request was aborted',
+    ).toEqual([true]);
     expect(log[0]?.response, 'the exchange is logged without a response').toBeUndefined();
   });
 

@@ -1,7 +1,8 @@
+import { ChargedFailure } from './charge.ts';
 import { recordBody, type Exchange } from './exchange.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { SafetyRefusal, UndeclaredWrite, disallowedRecipients, isWrite } from './safety.ts';
-import type { SpecValidator } from './spec-validator.ts';
+import type { ContractCharge, ContractLayer, SpecValidator } from './spec-validator.ts';
 import type { Target } from './targets.ts';
 
 export interface RequestOptions {
@@ -29,13 +30,26 @@ export interface ApiResponse {
   exchange: Exchange;
 }
 
-/** A response broke spec/openapi.yaml; the message names the operation, status and problem. */
-export class ContractViolation extends Error {
+/**
+ * A response broke spec/openapi.yaml. It is charged to one rule (charge.ts): a documented rule
+ * when it breaks what the service document requires, else the D-rule of the decided part it
+ * breaks (spec/openapi.yaml `x-contract-layers`), which warns unless the run is strict. The
+ * message names the operation, status and problem, each with its layer and rule.
+ */
+export class ContractViolation extends ChargedFailure {
   override name = 'ContractViolation';
-  constructor(readonly exchange: Exchange) {
-    super(
-      `the response does not match spec/openapi.yaml:\n  - ${exchange.violations.join('\n  - ')}`,
-    );
+  readonly layer: ContractLayer;
+
+  constructor(
+    readonly exchange: Exchange,
+    charge: ContractCharge = { ruleId: '4-R2', layer: 'documented' },
+  ) {
+    const what =
+      charge.layer === 'documented'
+        ? `the response breaks what the service document requires (spec/openapi.yaml, documented rule ${charge.ruleId})`
+        : `the response breaks only decided parts of spec/openapi.yaml (spec/DECISIONS.md ${charge.ruleId}; a deployment may decide otherwise: a warning unless --strict)`;
+    super(charge.ruleId, new Error(`${what}:\n  - ${exchange.violations.join('\n  - ')}`));
+    this.layer = charge.layer;
   }
 }
 
@@ -123,14 +137,15 @@ export class ApiClient {
       bodyText: text,
     };
     if (!options.absolute) {
-      exchange.violations = this.validator.validate({
+      const judgement = this.validator.judge({
         method,
         path: url.pathname.slice(basePath(this.target.baseUrl).length),
         status: response.status,
         contentType: response.headers.get('content-type'),
         body: bytes,
       });
-      if (exchange.violations.length > 0) throw new ContractViolation(exchange);
+      exchange.violations = judgement.violations;
+      if (judgement.charge !== undefined) throw new ContractViolation(exchange, judgement.charge);
     }
     return {
       status: response.status,

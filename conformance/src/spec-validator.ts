@@ -3,6 +3,16 @@ import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
+import {
+  deref,
+  documentedContract,
+  marksAlong,
+  marksOf,
+  pickRule,
+  resolvePointer,
+  type Json,
+} from './documented-contract.ts';
+import { ruleById } from './rules.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module namespace.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
@@ -12,8 +22,49 @@ export const CONTRACT_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', im
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options', 'trace'] as const;
 const SPEC_ID = 'mailtwin:openapi';
+const DOCUMENTED_ID = 'mailtwin:openapi-documented';
 
-type Json = Record<string, unknown>;
+/** Which layer of the contract a response broke (spec/openapi.yaml `x-contract-layers`). */
+export type ContractLayer = 'documented' | 'decided';
+
+/** How a response that breaks the contract is charged: one rule, and the layer it is in. */
+export interface ContractCharge {
+  /** The rule of conformance/rules.yaml the failure counts against. */
+  ruleId: string;
+  /**
+   * `documented`: the response breaks what the service document requires (the rule fails).
+   * `decided`: it breaks only parts spec/DECISIONS.md decided (the rule warns unless strict).
+   */
+  layer: ContractLayer;
+}
+
+/** Every way a response breaks the contract, and the one rule that is charged. */
+export interface Judgement {
+  /** Sentences naming the operation, status and problem, each ending in its layer and rule. */
+  violations: string[];
+  /** Absent when the response conforms. */
+  charge?: ContractCharge;
+}
+
+/** One problem found in one layer, with what is needed to locate its marks. */
+interface Finding {
+  text: string;
+  kind: 'operation' | 'status' | 'media' | 'body' | 'code';
+  /** JSON pointer (into the layer's spec) of the response object, when there is one. */
+  responsePointer?: string;
+  schemaPointer?: string;
+  instancePath?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+  status: number;
+  match?: OperationMatch;
+}
+
+/** One layer of the contract: a spec and its id in ajv. */
+interface Layer {
+  id: string;
+  spec: Json;
+}
 
 /** What the contract says about one documented response. */
 interface ExpectedResponse {
@@ -47,17 +98,35 @@ export interface ResponseToValidate {
  */
 export class SpecValidator {
   readonly spec: Json;
+  /** The documented contract derived from `spec` (documented-contract.ts). */
+  readonly documented: Json;
   private readonly ajv: Ajv2020;
+  private readonly full: Layer;
+  private readonly layer: Layer;
+  private readonly isRule: (id: string, source: 'documented' | 'decided') => boolean;
   private readonly compiled = new Map<string, ValidateFunction>();
   private readonly routes: { method: string; template: string; regex: RegExp; operation: Json }[] =
     [];
 
-  constructor(spec: Json = parse(readFileSync(CONTRACT_PATH, 'utf8')) as Json) {
+  /**
+   * `isRule` says whether an id is a rule of that source in conformance/rules.yaml (a charge
+   * prefers one); tests may pass their own.
+   */
+  constructor(
+    spec: Json = parse(readFileSync(CONTRACT_PATH, 'utf8')) as Json,
+    isRule: (id: string, source: 'documented' | 'decided') => boolean = (id, source) =>
+      ruleById(id)?.source === source,
+  ) {
     this.spec = spec;
+    this.documented = documentedContract(spec);
+    this.isRule = isRule;
+    this.full = { id: SPEC_ID, spec };
+    this.layer = { id: DOCUMENTED_ID, spec: this.documented };
     this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
     addFormats(this.ajv);
     this.ajv.addFormat('binary', true);
     this.ajv.addSchema(spec, SPEC_ID);
+    this.ajv.addSchema(this.documented, DOCUMENTED_ID);
     const paths = (spec.paths ?? {}) as Record<string, Json>;
     for (const [template, item] of Object.entries(paths)) {
       for (const method of METHODS) {
@@ -89,60 +158,186 @@ export class SpecValidator {
     };
   }
 
-  /** Every way the response breaks the contract, as sentences; `[]` when it conforms. */
+  /**
+   * Every way the response breaks the whole contract (both layers), as sentences; `[]` when it
+   * conforms.
+   */
   validate(response: ResponseToValidate): string[] {
-    return this.validateResponse(response);
+    return this.findings(this.full, response).map((f) => f.text);
+  }
+
+  /**
+   * Validates the response against both layers and charges a failure to one rule. Breaking the
+   * documented contract is charged to the nearest `x-documented` rule (a documented rule
+   * fails); a response that passes it but breaks the whole contract broke only decided parts,
+   * and is charged to the nearest `x-decided` row that conformance/rules.yaml asserts.
+   */
+  judge(response: ResponseToValidate): Judgement {
+    const documented = this.findings(this.layer, response);
+    if (documented.length > 0) {
+      const rules = documented.map((f) => this.documentedRule(f));
+      const decidedOnly = this.findings(this.full, response).filter(
+        (f) => !documented.some((d) => d.text === f.text),
+      );
+      return {
+        violations: [
+          ...documented.map((f, i) => `${f.text} [documented: ${rules[i]}]`),
+          ...decidedOnly.map((f) => `${f.text} [decided: ${this.decidedRule(f)}]`),
+        ],
+        charge: { ruleId: rules[0]!, layer: 'documented' },
+      };
+    }
+    const decided = this.findings(this.full, response);
+    if (decided.length === 0) return { violations: [] };
+    const rules = decided.map((f) => this.decidedRule(f));
+    return {
+      violations: decided.map((f, i) => `${f.text} [decided: ${rules[i]}]`),
+      charge: { ruleId: rules[0]!, layer: 'decided' },
+    };
   }
 
   /** Every way a webhook delivery body breaks the contract's `webhooks.<event>` section. */
   validateWebhookBody(event: string, body: unknown): string[] {
     const pointer = `/webhooks/${escapePointer(event)}/post/requestBody/content/application~1json/schema`;
-    if (this.resolvePointer(pointer) === undefined)
+    if (resolvePointer(this.spec, pointer) === undefined)
       return [`the contract describes no webhook event "${event}"`];
-    const validate = this.compile(pointer);
+    const validate = this.compile(this.full, pointer);
     if (validate(body)) return [];
     return (validate.errors ?? []).map(
       (e) => `webhook ${event} body${e.instancePath || ''} ${e.message ?? 'is invalid'}`,
     );
   }
 
-  private validateResponse(response: ResponseToValidate): string[] {
+  /** The documented rule a finding of the documented layer is charged to. */
+  private documentedRule(finding: Finding): string {
+    const spec = this.documented;
+    const isRule = (id: string) => this.isRule(id, 'documented');
+    const fallback = finding.status >= 400 ? '7-R1' : '4-R2';
+    if (finding.kind === 'operation') return '4-R3';
+    const candidates: string[] = [];
+    if (finding.kind === 'body' && finding.schemaPointer !== undefined) {
+      candidates.push(
+        ...marksAlong(
+          spec,
+          finding.schemaPointer,
+          finding.instancePath ?? '',
+          finding.keyword ?? '',
+          finding.params,
+        ).documented,
+      );
+    }
+    if (finding.responsePointer !== undefined) {
+      candidates.push(...marksOf(resolvePointer(spec, finding.responsePointer)).documented);
+    }
+    if (finding.kind === 'status' && finding.match !== undefined) {
+      // A status the document does not allow: the documented statuses of its class say why.
+      const responses = this.responsesOf(spec, finding.match);
+      for (const [status, response] of Object.entries(responses)) {
+        if (status[0] === String(finding.status)[0])
+          candidates.push(...marksOf(deref(spec, response)).documented);
+      }
+    }
+    return pickRule(candidates, isRule, fallback);
+  }
+
+  /** The decided rule a finding of the whole contract (the documented one passed) is charged to. */
+  private decidedRule(finding: Finding): string {
+    const spec = this.spec;
+    const isRule = (id: string) => this.isRule(id, 'decided');
+    const candidates: string[] = [];
+    if (finding.kind === 'body' && finding.schemaPointer !== undefined) {
+      candidates.push(
+        ...marksAlong(
+          spec,
+          finding.schemaPointer,
+          finding.instancePath ?? '',
+          finding.keyword ?? '',
+          finding.params,
+        ).decided,
+      );
+    }
+    if (finding.responsePointer !== undefined) {
+      candidates.push(...marksOf(resolvePointer(spec, finding.responsePointer)).decided);
+    }
+    if (finding.kind === 'status' && finding.match !== undefined) {
+      // A status of a class whose statuses are decided: the row they share comes first (D-12
+      // for errors), then each one's own.
+      const rows = Object.entries(this.responsesOf(spec, finding.match))
+        .filter(([status]) => status[0] === String(finding.status)[0])
+        .map(([, response]) => marksOf(deref(spec, response)).decided);
+      const shared =
+        rows.length === 0 ? [] : rows[0]!.filter((r) => rows.every((x) => x.includes(r)));
+      candidates.push(...shared.filter(isRule), ...rows.flat());
+    }
+    return pickRule(candidates, isRule, 'D-12');
+  }
+
+  private responsesOf(spec: Json, match: OperationMatch): Json {
+    const pointer = `/paths/${escapePointer(match.pathTemplate)}/${match.method}/responses`;
+    return (resolvePointer(spec, pointer) ?? {}) as Json;
+  }
+
+  private findings(layer: Layer, response: ResponseToValidate): Finding[] {
+    const status = response.status;
     const match = this.match(response.method, response.path);
     if (match === undefined) {
       return [
-        `${response.method.toUpperCase()} ${response.path} is not an operation of the contract`,
+        {
+          kind: 'operation',
+          status,
+          text: `${response.method.toUpperCase()} ${response.path} is not an operation of the contract`,
+        },
       ];
     }
-    const where = `${match.operationId} (${match.method.toUpperCase()} ${match.pathTemplate}) status ${response.status}`;
-    const expected = this.expectedResponse(match, response.status);
-    if (expected === undefined) return [`${where}: the contract documents no such status`];
+    const where = `${match.operationId} (${match.method.toUpperCase()} ${match.pathTemplate}) status ${status}`;
+    const expected = this.expectedResponse(layer, match, status);
+    const base = { status, match };
+    if (expected === undefined)
+      return [{ ...base, kind: 'status', text: `${where}: the contract documents no such status` }];
+    const at = { ...base, responsePointer: expected.pointer };
 
     const mediaType = response.contentType?.split(';')[0]?.trim().toLowerCase() ?? null;
     if (expected.jsonSchemaPointer === undefined && expected.otherMediaTypes.length === 0) {
       return response.body.length === 0
         ? []
-        : [`${where}: expected no body, got ${response.body.length} bytes`];
+        : [
+            {
+              ...at,
+              kind: 'media',
+              text: `${where}: expected no body, got ${response.body.length} bytes`,
+            },
+          ];
     }
     if (expected.jsonSchemaPointer === undefined) return []; // binary or other media: bytes are opaque
     if (mediaType !== 'application/json') {
       if (expected.otherMediaTypes.length > 0) return [];
       return [
-        `${where}: expected Content-Type application/json, got ${response.contentType ?? 'none'}`,
+        {
+          ...at,
+          kind: 'media',
+          text: `${where}: expected Content-Type application/json, got ${response.contentType ?? 'none'}`,
+        },
       ];
     }
     let value: unknown;
     try {
       value = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(response.body));
     } catch {
-      return [`${where}: body is not valid UTF-8 JSON`];
+      return [{ ...at, kind: 'media', text: `${where}: body is not valid UTF-8 JSON` }];
     }
-    const validate = this.compile(expected.jsonSchemaPointer);
-    const violations: string[] = [];
+    const validate = this.compile(layer, expected.jsonSchemaPointer);
+    const found: Finding[] = [];
     if (!validate(value)) {
       for (const error of validate.errors ?? []) {
-        violations.push(
-          `${where}: body${error.instancePath || ''} ${error.message ?? 'is invalid'}`,
-        );
+        found.push({
+          ...at,
+          kind: 'body',
+          schemaPointer: expected.jsonSchemaPointer,
+          instancePath: error.instancePath,
+          keyword: error.keyword,
+          params: error.params as Record<string, unknown>,
+          text: `${where}: body${error.instancePath || ''} ${error.message ?? 'is invalid'}`,
+        });
       }
     }
     const code = (value as { code?: unknown } | null)?.code;
@@ -151,29 +346,37 @@ export class SpecValidator {
       typeof code === 'string' &&
       !expected.errorCodes.includes(code)
     ) {
-      violations.push(
-        `${where}: error code "${code}" is not one the contract lists for this response (${expected.errorCodes.join(', ')})`,
-      );
+      found.push({
+        ...at,
+        kind: 'code',
+        text: `${where}: error code "${code}" is not one the contract lists for this response (${expected.errorCodes.join(', ')})`,
+      });
     }
-    return violations;
+    return found;
   }
 
-  private expectedResponse(match: OperationMatch, status: number): ExpectedResponse | undefined {
+  private expectedResponse(
+    layer: Layer,
+    match: OperationMatch,
+    status: number,
+  ): (ExpectedResponse & { pointer: string }) | undefined {
     const pointerBase = `/paths/${escapePointer(match.pathTemplate)}/${match.method}/responses`;
-    const responses = this.resolvePointer(pointerBase) as Json;
+    const responses = resolvePointer(layer.spec, pointerBase) as Json;
     const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => k in responses);
     if (key === undefined) return undefined;
-    let pointer = `${pointerBase}/${key}`;
+    let pointer = `${pointerBase}/${escapePointer(key)}`;
     let response = responses[key] as Json;
     if (typeof response.$ref === 'string') {
       pointer = response.$ref.slice(1);
-      response = this.resolvePointer(pointer) as Json;
+      response = resolvePointer(layer.spec, pointer) as Json;
     }
     const content = (response.content ?? {}) as Json;
     const mediaTypes = Object.keys(content);
     const errorCodes = response['x-error-codes'] as string[] | undefined;
+    const json = content['application/json'] as Json | undefined;
     return {
-      ...('application/json' in content
+      pointer,
+      ...(json?.schema !== undefined
         ? { jsonSchemaPointer: `${pointer}/content/application~1json/schema` }
         : {}),
       otherMediaTypes: mediaTypes.filter((t) => t !== 'application/json'),
@@ -181,21 +384,14 @@ export class SpecValidator {
     };
   }
 
-  private compile(pointer: string): ValidateFunction {
-    let validate = this.compiled.get(pointer);
+  private compile(layer: Layer, pointer: string): ValidateFunction {
+    const key = `${layer.id}#${pointer}`;
+    let validate = this.compiled.get(key);
     if (validate === undefined) {
-      validate = this.ajv.compile({ $ref: `${SPEC_ID}#${pointer}` });
-      this.compiled.set(pointer, validate);
+      validate = this.ajv.compile({ $ref: key });
+      this.compiled.set(key, validate);
     }
     return validate;
-  }
-
-  private resolvePointer(pointer: string): unknown {
-    return pointer
-      .split('/')
-      .slice(1)
-      .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .reduce<unknown>((node, part) => (node as Json | undefined)?.[part], this.spec);
   }
 }
 
