@@ -18,6 +18,7 @@ const OWN_RULES = [
   'mailtwin-property-description',
   'mailtwin-media-examples',
   'mailtwin-ignored-header',
+  'mailtwin-contract-layers',
 ] as const;
 type OwnRule = (typeof OWN_RULES)[number];
 
@@ -216,6 +217,20 @@ describe('own Spectral rules (spec/.spectral.yaml)', () => {
     expect(messages).toContain('header parameter "authorization"');
     expect(messages).toContain("describe it with the request body's media type");
     expect(messages).toContain('§4.8.12.1');
+  });
+
+  it('flags statuses, enums and closed objects neither documented nor decided, and malformed marks, in a two-layer contract (mailtwin-contract-layers)', () => {
+    const results = expectFlagged('contract-layers.yaml', 'mailtwin-contract-layers', [
+      ['paths', '/things', 'get', 'responses', '404'],
+      ['components', 'responses', 'Gone'],
+      ['components', 'schemas', 'Error', 'x-documented'],
+      ['components', 'schemas', 'Thing', 'properties', 'color', 'enum'],
+      ['components', 'schemas', 'ThingRequest', 'additionalProperties'],
+    ]);
+    const messages = results.map((r) => r.message).join('\n');
+    expect(messages).toContain('closed object at #/components/schemas/ThingRequest');
+    expect(messages).toContain('x-decided: {enum: D-n}');
+    expect(messages).toContain('documented rule id <section>-R<n>');
   });
 
   it('reports nothing at all for good.yaml (own rules and spectral:oas)', () => {
