@@ -14,7 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import type { JsonReport } from '../../conformance/src/report-json.ts';
 import { VARIANTS } from '../variants/catalogue.ts';
-import { judgeRun } from '../variants/judge.ts';
+import { judgeRun, strictFilter } from '../variants/judge.ts';
 import { applyVariant, type Variant } from '../variants/variant.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -186,5 +186,13 @@ describe('judging a run against a variant', () => {
     expect(verdict.problems).toEqual([
       'no report.json (exit 2): Error: cannot reach http://127.0.0.1:1/openapi/v1',
     ]);
+  });
+
+  it('repeats under --strict one check that warned, on the departed rule when one did', () => {
+    const warned = report({ 'D-12': 'warn', 'D-21': 'warn', '4.3-R1': 'pass' });
+    expect(strictFilter(warned, 'D-21')).toBe('checks D-21');
+    expect(strictFilter(warned, 'D-5')).toBe('checks D-12');
+    expect(strictFilter(report({ 'D-21': 'pass' }), 'D-21')).toBeUndefined();
+    expect(strictFilter(undefined, 'D-21')).toBeUndefined();
   });
 });

@@ -104,3 +104,25 @@ export function judgeRun(
   }
   return verdict;
 }
+
+/**
+ * The check to repeat under --strict: one that warned, preferring one on `departsFrom`, named
+ * by its behaviour for --filter; undefined when no decided rule warned.
+ */
+export function strictFilter(
+  report: JsonReport | undefined,
+  departsFrom: string,
+): string | undefined {
+  if (report === undefined) return undefined;
+  const warned = report.rules.filter((r) => r.status === 'warn');
+  const order = [
+    ...warned.filter((r) => r.id === departsFrom),
+    ...warned.filter((r) => r.id !== departsFrom),
+  ];
+  for (const rule of order) {
+    const checks = rule.checks.map((index) => report.checks[index]).filter((c) => c !== undefined);
+    const check = checks.find((c) => c.errors.length > 0) ?? checks[0];
+    if (check !== undefined) return check.behaviour ?? check.name;
+  }
+  return undefined;
+}

@@ -8,16 +8,19 @@
  * quick and a fixed seed, and must:
  * - exit 0 without --strict, with no failed rule, every warning on a decided rule (D-n), and no
  *   documented rule failed (read from report.json, conformance/report.schema.json);
- * - exit 1 with --strict (a decided rule failed: the suite did see the other choice).
+ * - exit 1 with --strict (a decided rule failed: the suite did see the other choice). To save
+ *   time the strict run repeats only one check that warned (--filter), the one on the rule the
+ *   variant departs from when there is one; --full-strict runs the whole suite strictly instead.
  * Prints one line per variant with the decided rules that warned, writes reports/variants.md
  * (and each run's report.json under reports/variants/), and exits 1 if any variant is judged
- * non-conformant. Slow (four suite runs per variant); not part of `npm test`.
+ * non-conformant. Slow (a whole quick suite run per target and variant); not part of `npm test`.
  *
  *   npm run variants                         every variant, both targets
  *   npm run variants -- --only V-1,V-3       just these
  *   npm run variants -- --targets in-process in-process only (or: live)
  *   npm run variants -- --jobs 2             variants run at once, each in its own copy (default 1)
  *   npm run variants -- --seed 7             the suite's seed (default 3, as test:conformance quick)
+ *   npm run variants -- --full-strict        the strict run is the whole suite, not one check
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -25,7 +28,7 @@ import { parseArgs } from 'node:util';
 import type { JsonReport } from '../../conformance/src/report-json.ts';
 import { makeWorkspace, REPO_ROOT, runChild } from '../mutants/workspace.ts';
 import { VARIANTS } from './catalogue.ts';
-import { judgeRun, type RunVerdict } from './judge.ts';
+import { judgeRun, strictFilter, type RunVerdict } from './judge.ts';
 import { startLiveTarget } from './live-target.ts';
 import { applyVariantTo, type Variant } from './variant.ts';
 
@@ -52,6 +55,7 @@ const { values } = parseArgs({
     targets: { type: 'string', default: 'in-process,live' },
     jobs: { type: 'string', default: '1' },
     seed: { type: 'string', default: '3' },
+    'full-strict': { type: 'boolean', default: false },
   },
 });
 const jobs = Math.max(1, Number.parseInt(values.jobs, 10) || 1);
@@ -122,7 +126,17 @@ async function runVariant(workspace: string, variant: Variant): Promise<VariantO
     restore = applyVariantTo(workspace, variant);
     for (const target of targets) {
       const normal = await runSuite(workspace, variant, target, false);
-      const strict = await runSuite(workspace, variant, target, true);
+      const filter = strictFilter(normal.report, variant.departsFrom);
+      const strict =
+        filter === undefined && !values['full-strict']
+          ? { verdict: nothingToFail(), exit: null }
+          : await runSuite(
+              workspace,
+              variant,
+              target,
+              true,
+              values['full-strict'] ? undefined : filter,
+            );
       outcome.targets.push({
         target,
         normal: normal.verdict,
@@ -145,7 +159,8 @@ async function runSuite(
   variant: Variant,
   target: TargetName,
   strict: boolean,
-): Promise<{ verdict: RunVerdict; exit: number | null }> {
+  filter?: string,
+): Promise<{ verdict: RunVerdict; exit: number | null; report: JsonReport | undefined }> {
   const reportDir = join(REPORTS, variant.id, `${target}${strict ? '-strict' : ''}`);
   mkdirSync(reportDir, { recursive: true });
   const live = target === 'live' ? await startLiveTarget(workspace) : undefined;
@@ -163,6 +178,7 @@ async function runSuite(
       reportDir,
       ...(live?.flags ?? []),
       ...(strict ? ['--strict'] : []),
+      ...(filter === undefined ? [] : ['--filter', filter]),
     ];
     const { status, stdout, stderr } = await runChild(args, workspace, 20 * 60_000);
     writeFileSync(join(reportDir, 'console.txt'), `${stdout}\n--- stderr ---\n${stderr}`);
@@ -170,10 +186,26 @@ async function runSuite(
     const report = existsSync(reportPath)
       ? (JSON.parse(readFileSync(reportPath, 'utf8')) as JsonReport)
       : undefined;
-    return { verdict: judgeRun(report, status, strict, `${stdout}\n${stderr}`), exit: status };
+    return {
+      verdict: judgeRun(report, status, strict, `${stdout}\n${stderr}`),
+      exit: status,
+      report,
+    };
   } finally {
     await live?.stop();
   }
+}
+
+/** The strict run's verdict when nothing warned: --strict would have nothing to fail. */
+function nothingToFail(): RunVerdict {
+  return {
+    warned: [],
+    documentedFailures: [],
+    decidedFailures: [],
+    problems: [
+      'no decided rule warned, so --strict has nothing to fail: the suite did not see the variant',
+    ],
+  };
 }
 
 /** `ok  V-1  departs D-5  in-process: warned D-5, D-12 | live: warned D-5 (4m 3s)` */
