@@ -3,9 +3,10 @@
  * 2xx or a 4xx in the Error schema naming the field, never a 5xx.
  */
 import fc from 'fast-check';
-import { expect } from 'vitest';
+import { expectAt } from '../src/charge.ts';
 import { rule } from '../src/check.ts';
 import { ControlClient, createTenant } from '../src/control-client.ts';
+import { expectRefusal, expectSuccess } from '../src/model/statuses.ts';
 
 const PARAMS = [
   'mailbox',
@@ -61,11 +62,18 @@ rule(
       async ([params, withMailbox]) => {
         const query = withMailbox ? { mailbox, ...params } : params;
         const response = await api.request({ path: '/emails', query, apiKey: tenant.key.secret });
-        expect(response.status, `GET /emails ${JSON.stringify(query)}`).toBeLessThan(500);
-        if (response.status === 400) {
+        // §7: a bad query is an error in the Error shape, not a fault of the service.
+        expectAt('7-R1', response.status, `GET /emails ${JSON.stringify(query)}`).toBeLessThan(500);
+        // A refused query parameter is a field that applies (§7): the error names it. 400 is
+        // our status for it (D-12); 422 is another a deployment may choose.
+        if (response.status === 400 || response.status === 422) {
           const body = response.json<{ field?: string }>();
-          expect(body.field, `400 names the field for ${JSON.stringify(query)}`).toBeDefined();
-          expect([...Object.keys(query), 'mailbox']).toContain(body.field);
+          expectAt(
+            '7-R1',
+            body.field,
+            `${response.status} names the field for ${JSON.stringify(query)}`,
+          ).toBeDefined();
+          expectAt('7-R1', [...Object.keys(query), 'mailbox']).toContain(body.field);
         }
       },
     );
@@ -81,15 +89,12 @@ rule(
     const tenant = await createTenant(control);
     const mailbox = tenant.mailboxes[0] as string;
     for (const value of ['true', 'false']) {
-      expect(
-        (
-          await api.request({
-            path: '/emails',
-            query: { mailbox, read: value },
-            apiKey: tenant.key.secret,
-          })
-        ).status,
-      ).toBe(200);
+      const response = await api.request({
+        path: '/emails',
+        query: { mailbox, read: value },
+        apiKey: tenant.key.secret,
+      });
+      expectSuccess('4.2-R6', response.status, `read=${value}`);
     }
     for (const value of ['True', '1', 'yes', '']) {
       const response = await api.request({
@@ -97,22 +102,24 @@ rule(
         query: { mailbox, starred: value },
         apiKey: tenant.key.secret,
       });
-      expect(response.status, `starred=${value}`).toBe(400);
-      expect(response.json()).toMatchObject({ code: 'invalid_field', field: 'starred' });
+      // Refusing other spellings, and how, is decided (D-19).
+      expectAt('D-19', response.status, `starred=${value}`).toBe(400);
+      expectAt('D-19', response.json()).toMatchObject({ code: 'invalid_field', field: 'starred' });
     }
   },
   { needs: ['control-plane'] },
 );
 
 rule(
-  ['4.2-R1'],
+  ['4.2-R1', 'D-12'],
   'requires the mailbox parameter',
   async ({ api, target }) => {
     const control = new ControlClient(api, target.control!);
     const tenant = await createTenant(control);
     const response = await api.request({ path: '/emails', apiKey: tenant.key.secret });
-    expect(response.status).toBe(400);
-    expect(response.json()).toMatchObject({ code: 'missing_field', field: 'mailbox' });
+    expectRefusal('4.2-R1', response.status, 'GET /emails without mailbox');
+    expectAt('D-12', response.status).toBe(400);
+    expectAt('D-12', response.json()).toMatchObject({ code: 'missing_field', field: 'mailbox' });
   },
   { needs: ['control-plane'] },
 );
@@ -135,8 +142,10 @@ rule(
         query: { mailbox, [name]: value },
         apiKey: tenant.key.secret,
       });
-      expect(response.status, `${name}=${JSON.stringify(value)}`).toBe(400);
-      expect(response.json()).toMatchObject({ code, field: name });
+      // An unknown folder is refused by D-5; an empty filter by D-12.
+      const decision = name === 'folder' ? 'D-5' : 'D-12';
+      expectAt(decision, response.status, `${name}=${JSON.stringify(value)}`).toBe(400);
+      expectAt(decision, response.json()).toMatchObject({ code, field: name });
     }
   },
   { needs: ['control-plane'] },
@@ -164,8 +173,8 @@ rule(
       [{ dateFrom: '2026-10-02', dateTo: '2026-10-01' }, 'dateTo'],
     ] as const) {
       const response = await api.request({ path: '/emails', query: { mailbox, ...query }, apiKey });
-      expect(response.status, JSON.stringify(query)).toBe(400);
-      expect(response.json()).toMatchObject({ code: 'invalid_field', field });
+      expectAt('D-18', response.status, JSON.stringify(query)).toBe(400);
+      expectAt('D-18', response.json()).toMatchObject({ code: 'invalid_field', field });
     }
     // Inclusive dateFrom and exclusive dateTo at the same instant: nothing, not an error.
     const empty = await api.request({
@@ -173,8 +182,9 @@ rule(
       query: { mailbox, dateFrom: receivedAt, dateTo: receivedAt },
       apiKey,
     });
-    expect(empty.status, 'dateTo equal to dateFrom').toBe(200);
-    expect(empty.json<{ emails: unknown[] }>().emails).toEqual([]);
+    expectAt('D-18', empty.status, 'dateTo equal to dateFrom').toBe(200);
+    // The array's name is not shown (§4.2): the page's one array.
+    expectAt('D-18', Object.values(empty.json<object>()).find(Array.isArray)).toEqual([]);
   },
   { needs: ['control-plane'] },
 );
@@ -192,8 +202,9 @@ rule(
         query: { mailbox, limit },
         apiKey: tenant.key.secret,
       });
-      expect(response.status, `limit=${JSON.stringify(limit)}`).toBe(400);
-      expect(response.json()).toMatchObject({ code: 'invalid_field', field: 'limit' });
+      // Refusing a limit that is no positive integer, and how, is decided (D-15).
+      expectAt('D-15', response.status, `limit=${JSON.stringify(limit)}`).toBe(400);
+      expectAt('D-15', response.json()).toMatchObject({ code: 'invalid_field', field: 'limit' });
     }
   },
   { needs: ['control-plane'] },
@@ -212,14 +223,17 @@ rule(
     const { nextCursor } = (
       await api.request({ path: '/emails', query: { mailbox, limit: 1 }, apiKey })
     ).json<{ nextCursor: string }>();
-    expect(nextCursor).toEqual(expect.any(String));
+    expectAt('4.2-R11', typeof nextCursor, 'nextCursor of a first page of 1 out of 2').toBe(
+      'string',
+    );
     const madeUp = [{}, null, 42, 'x', []].map((v) =>
       Buffer.from(JSON.stringify(v), 'utf8').toString('base64url'),
     );
     for (const cursor of [`${nextCursor}!`, `!${nextCursor}`, `${nextCursor} `, ...madeUp]) {
       const response = await api.request({ path: '/emails', query: { mailbox, cursor }, apiKey });
-      expect(response.status, `cursor=${JSON.stringify(cursor)}`).toBe(400);
-      expect(response.json()).toMatchObject({ code: 'invalid_cursor', field: 'cursor' });
+      // Cursors are opaque (§4.2, §9): refusing an altered one, and how, is decided (D-16).
+      expectAt('D-16', response.status, `cursor=${JSON.stringify(cursor)}`).toBe(400);
+      expectAt('D-16', response.json()).toMatchObject({ code: 'invalid_cursor', field: 'cursor' });
     }
   },
   { needs: ['control-plane'] },
