@@ -3,25 +3,28 @@
  * `GET /emails` returns exactly what a model written from the documents says, in order.
  */
 import fc from 'fast-check';
-import { expect } from 'vitest';
+import { chargeTo, expectAt } from '../src/charge.ts';
 import { rule, type CheckContext } from '../src/check.ts';
 import { ControlClient, createTenant } from '../src/control-client.ts';
 import {
   expectedListing,
+  ruleForDifference,
   toParams,
   type ModelEmail,
   type ModelQuery,
 } from '../src/model/mail-model.ts';
 import {
+  DECIDED_FOLDERS,
   INSTANTS,
   SENDERS,
   generatedEmail,
   generatedQuery,
   type GeneratedEmail,
 } from '../src/model/generators.ts';
-import { walkAll } from '../src/walk.ts';
+import { walkAll, type Summary } from '../src/walk.ts';
 
 const LISTING_RULES = [
+  '2.3-R2',
   '2.3-R4',
   '4.2-R2',
   '4.2-R3',
@@ -38,7 +41,51 @@ const LISTING_RULES = [
   'D-14',
   'D-17',
   'D-18',
+  'D-5',
 ];
+
+/**
+ * Newest-first (§4.2) across distinct times: each email's receivedAt is not later than the one
+ * listed before it. Ties may come in any order.
+ */
+function expectNewestFirst(ruleId: string, walked: readonly Summary[], what: string): void {
+  for (let i = 1; i < walked.length; i += 1) {
+    const [a, b] = [walked[i - 1]!, walked[i]!];
+    expectAt(
+      ruleId,
+      Date.parse(a.receivedAt) >= Date.parse(b.receivedAt),
+      `${what}: ${a.id} (${a.receivedAt}) listed before the newer ${b.id} (${b.receivedAt})`,
+    ).toBe(true);
+  }
+}
+
+/**
+ * A walk lists exactly the emails the model selects, each once. A difference is charged to the
+ * rule of the filter that explains it (see ruleForDifference).
+ */
+function expectSameEmails(
+  walked: readonly Summary[],
+  expected: readonly ModelEmail[],
+  stored: readonly ModelEmail[],
+  query: ModelQuery,
+  what: string,
+): void {
+  const expectedIds = new Set(expected.map((e) => e.id));
+  const walkedIds = new Set(walked.map((e) => e.id));
+  const extra = stored.filter((e) => walkedIds.has(e.id) && !expectedIds.has(e.id));
+  const missing = expected.filter((e) => !walkedIds.has(e.id));
+  const differences = [
+    ...extra.map((e) => [e, true] as const),
+    ...missing.map((e) => [e, false] as const),
+  ];
+  if (differences.length === 0) return;
+  const [email, listed] = differences[0]!;
+  expectAt(
+    ruleForDifference(email, query, listed),
+    walked.map((e) => e.id).sort(),
+    `${what}: ${email.id} (${JSON.stringify({ ...email, id: undefined })}) ${listed ? 'listed but not selected' : 'selected but not listed'}`,
+  ).toEqual(expected.map((e) => e.id).sort());
+}
 
 /**
  * Stores the corpus in a new mailbox and walks each query, page by page, comparing every
@@ -68,15 +115,16 @@ async function agreesWithModel(
     stored.push({ ...email, id, mailbox, to: [{ address: mailbox, name: null }], cc: [] });
   }
   for (const [query, limit] of queries) {
-    const walked = await walkAll(api, tenant.key.secret, toParams(mailbox, query), limit);
+    const what = `${JSON.stringify(query)} (limit ${limit})`;
+    // §4.2: a walk follows nextCursor to null, each page within its limit, no email twice.
+    const walked = await chargeTo('4.2-R13', () =>
+      walkAll(api, tenant.key.secret, toParams(mailbox, query), limit),
+    );
     const expected = expectedListing(stored, mailbox, query);
-    expect(
-      walked.map((e) => e.id),
-      `ids for ${JSON.stringify(query)} (limit ${limit})`,
-    ).toEqual(expected.map((e) => e.id));
-    walked.forEach((summary, i) => {
-      const model = expected[i] as ModelEmail;
-      expect(summary).toMatchObject({
+    expectSameEmails(walked, expected, stored, query, what);
+    for (const summary of walked) {
+      const model = stored.find((e) => e.id === summary.id)!;
+      expectAt('2.3-R2', summary, `${summary.id} as listed`).toMatchObject({
         mailbox,
         folder: model.folder,
         read: model.read,
@@ -84,8 +132,18 @@ async function agreesWithModel(
         subject: model.subject,
         from: { address: model.from.address, name: model.from.name },
       });
-      expect(Date.parse(summary.receivedAt)).toBe(Date.parse(model.receivedAt));
-    });
+      // D-17: the time listings order by is the one the mail was received at.
+      expectAt('D-17', Date.parse(summary.receivedAt), `receivedAt of ${summary.id}`).toBe(
+        Date.parse(model.receivedAt),
+      );
+    }
+    expectNewestFirst('4.2-R12', walked, what);
+    // D-17: ties by id, descending.
+    expectAt(
+      'D-17',
+      walked.map((e) => e.id),
+      `order of ${what}`,
+    ).toEqual(expected.map((e) => e.id));
   }
 }
 
@@ -117,7 +175,7 @@ const FIXED_CORPUS: GeneratedEmail[] = [
     from: zoe,
     subject: 'Réunion alpha',
     text: 'naïve',
-    folder: 'archive',
+    folder: 'trash',
     read: true,
     starred: false,
     receivedAt: INSTANTS[1]!,
@@ -150,6 +208,16 @@ const FIXED_CORPUS: GeneratedEmail[] = [
     receivedAt: INSTANTS[1]!,
   },
 ];
+/** The same mail spread over our other folders (D-5), each listed by its folder filter. */
+const DECIDED_FOLDER_CORPUS: GeneratedEmail[] = FIXED_CORPUS.map((email, i) => ({
+  ...email,
+  folder: DECIDED_FOLDERS[i % DECIDED_FOLDERS.length]!,
+}));
+const DECIDED_FOLDER_QUERIES: [ModelQuery, number][] = DECIDED_FOLDERS.map((folder) => [
+  { folder },
+  1,
+]);
+
 const FIXED_QUERIES: [ModelQuery, number][] = [
   [{}, 2],
   [{ from: 'STONE' }, 1],
@@ -161,6 +229,7 @@ const FIXED_QUERIES: [ModelQuery, number][] = [
   [{ q: 'alph*' }, 1],
   [{ dateFrom: INSTANTS[1]!, dateTo: INSTANTS[2]! }, 2],
   [{ read: false, starred: true }, 2],
+  [{ folder: 'trash' }, 1],
 ];
 
 rule(
@@ -179,6 +248,10 @@ rule(
       ),
       async ([corpus, queries]) => agreesWithModel(api, control, corpus, queries),
     );
+    // D-5: sent, archive and spam exist and filter like the folders of §3.1.
+    await chargeTo('D-5', () =>
+      agreesWithModel(api, control, DECIDED_FOLDER_CORPUS, DECIDED_FOLDER_QUERIES),
+    );
   },
   { needs: ['control-plane'], timeout: 120_000 },
 );
@@ -193,26 +266,30 @@ rule(
     for (let i = 0; i < 26; i += 1)
       await control.inject({ mailbox, from: 'bob@partner.test', subject: `n${i}`, text: 'x' });
     const apiKey = tenant.key.secret;
-    const first = (await api.request({ path: '/emails', query: { mailbox }, apiKey })).json<{
-      emails: unknown[];
-      nextCursor: string | null;
-    }>();
-    expect(first.emails).toHaveLength(25);
-    expect(first.nextCursor).not.toBeNull();
-    const hundred = (
-      await api.request({ path: '/emails', query: { mailbox, limit: 100 }, apiKey })
-    ).json<{ emails: unknown[]; nextCursor: string | null }>();
-    expect(hundred.emails).toHaveLength(26);
-    expect(hundred.nextCursor).toBeNull();
+    // The name of a page's array is not shown (§4.2): the page's one array.
+    const page = async (query: Record<string, string | number>) => {
+      const body = (
+        await api.request({ path: '/emails', query: { mailbox, ...query }, apiKey })
+      ).json<{ nextCursor: string | null }>();
+      const items = Object.values(body as object).find(Array.isArray) as unknown[];
+      return { items, nextCursor: body.nextCursor };
+    };
+    const first = await page({});
+    expectAt('4.2-R10', first.items, 'a page without limit').toHaveLength(25);
+    expectAt('4.2-R10', first.nextCursor, 'nextCursor with 1 of 26 left').not.toBeNull();
+    const hundred = await page({ limit: 100 });
+    expectAt('8-R3', hundred.items, 'a page of limit 100').toHaveLength(26);
+    expectAt('8-R3', hundred.nextCursor, 'nextCursor with nothing left').toBeNull();
+    // Above the maximum: refusing it, and how, is decided (D-15).
     const tooMany = await api.request({ path: '/emails', query: { mailbox, limit: 101 }, apiKey });
-    expect(tooMany.status).toBe(400);
-    expect(tooMany.json()).toMatchObject({ code: 'limit_too_large', field: 'limit' });
+    expectAt('D-15', tooMany.status, 'limit=101').toBe(400);
+    expectAt('D-15', tooMany.json()).toMatchObject({ code: 'limit_too_large', field: 'limit' });
   },
   { needs: ['control-plane'] },
 );
 
 rule(
-  ['4.2-R13', 'D-16', 'D-17'],
+  ['4.2-R13', '4.2-R12', 'D-16', 'D-17'],
   'walks every email once, with no duplicate and no gap, while new mail arrives between pages',
   async ({ api, target }) => {
     const control = new ControlClient(api, target.control!);
@@ -221,7 +298,7 @@ rule(
     const now = Date.parse(await control.now());
     const before: string[] = [];
     for (let i = 0; i < 17; i += 1) {
-      // Three emails per instant: ties the id tie-break must order (D-17).
+      // Three emails per instant: ties, which pages must not split into a gap or a repeat.
       const receivedAt = new Date(now - 60_000 * (1 + Math.floor(i / 3))).toISOString();
       before.push(
         (
@@ -235,23 +312,33 @@ rule(
         ).id,
       );
     }
-    const arrived: string[] = [];
-    const walked = await walkAll(api, tenant.key.secret, { mailbox }, 4, async () => {
-      await control.advanceClock(1000);
-      arrived.push(
-        (await control.inject({ mailbox, from: 'carol@partner.test', subject: 'new', text: 'y' }))
-          .id,
-      );
-    });
-    expect(arrived.length).toBeGreaterThan(0);
-    expect(walked.map((e) => e.id).sort()).toEqual([...before].sort());
-    for (let i = 1; i < walked.length; i += 1) {
-      const [a, b] = [walked[i - 1]!, walked[i]!];
-      const newer =
-        Date.parse(a.receivedAt) > Date.parse(b.receivedAt) ||
-        (a.receivedAt === b.receivedAt && a.id > b.id);
-      expect(newer, `${a.id} (${a.receivedAt}) listed before ${b.id} (${b.receivedAt})`).toBe(true);
+    // §4.2: a walk returns every email once, newest first across distinct times.
+    const quiet = await chargeTo('4.2-R13', () => walkAll(api, tenant.key.secret, { mailbox }, 4));
+    expectAt('4.2-R13', quiet.map((e) => e.id).sort(), 'a walk with no new mail').toEqual(
+      [...before].sort(),
+    );
+    expectNewestFirst('4.2-R12', quiet, 'a walk with no new mail');
+    // D-17: ties by id, descending.
+    for (let i = 1; i < quiet.length; i += 1) {
+      const [a, b] = [quiet[i - 1]!, quiet[i]!];
+      if (a.receivedAt === b.receivedAt)
+        expectAt('D-17', a.id > b.id, `tie: ${a.id} listed before ${b.id}`).toBe(true);
     }
+    // D-16: keyset cursors survive new mail: still no duplicate and no gap.
+    const arrived: string[] = [];
+    const walked = await chargeTo('D-16', () =>
+      walkAll(api, tenant.key.secret, { mailbox }, 4, async () => {
+        await control.advanceClock(1000);
+        arrived.push(
+          (await control.inject({ mailbox, from: 'carol@partner.test', subject: 'new', text: 'y' }))
+            .id,
+        );
+      }),
+    );
+    expectAt('D-16', arrived.length, 'mail arrived during the walk').toBeGreaterThan(0);
+    expectAt('D-16', walked.map((e) => e.id).sort(), 'a walk while mail arrives').toEqual(
+      [...before].sort(),
+    );
   },
   { needs: ['control-plane'] },
 );
@@ -275,8 +362,9 @@ rule(
       { mailbox, cursor: page.nextCursor, folder: 'trash' },
     ]) {
       const response = await api.request({ path: '/emails', query, apiKey });
-      expect(response.status, JSON.stringify(query)).toBe(400);
-      expect(response.json()).toMatchObject({ code: 'invalid_cursor', field: 'cursor' });
+      // Cursors are opaque (§4.2, §9): refusing an altered or foreign one is decided (D-16).
+      expectAt('D-16', response.status, JSON.stringify(query)).toBe(400);
+      expectAt('D-16', response.json()).toMatchObject({ code: 'invalid_cursor', field: 'cursor' });
     }
   },
   { needs: ['control-plane'] },

@@ -100,7 +100,49 @@ export function newestFirst(a: ModelEmail, b: ModelEmail): number {
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
-/** What a whole walk of `GET /emails` should return for this mailbox and query. */
+/**
+ * The rule that says how each filter selects: exact folder, read and starred filters are the
+ * document's (§4.2); what q, from, subject and the date bounds match is decided (D-13, D-14,
+ * D-18), and a deployment may have decided otherwise.
+ */
+export const FILTER_RULES: Record<keyof ModelQuery, string> = {
+  folder: '4.2-R2',
+  read: '4.2-R6',
+  starred: '4.2-R7',
+  q: 'D-13',
+  from: 'D-14',
+  subject: 'D-14',
+  dateFrom: 'D-18',
+  dateTo: 'D-18',
+};
+
+const filtersOf = (query: ModelQuery) =>
+  (Object.keys(query) as (keyof ModelQuery)[]).filter((name) => query[name] !== undefined);
+
+/**
+ * The one rule a listing that differs from the model breaks, for an email it listed that the
+ * model leaves out (`listed: true`) or left out that the model lists. One the model leaves out
+ * fails some filters: a documented one among them if any (the deployment ignored it), else a
+ * decided one. One the model lists passes every filter: if any filter's meaning is decided,
+ * another deployment's meaning may leave it out; if none, the documented filter, or with no
+ * filter at all the walk itself (4.2-R13), failed.
+ */
+export function ruleForDifference(email: ModelEmail, query: ModelQuery, listed: boolean): string {
+  const names = filtersOf(query);
+  const rules = listed
+    ? names.filter((name) => !matches(email, { [name]: query[name] })).map((n) => FILTER_RULES[n])
+    : names.map((n) => FILTER_RULES[n]);
+  const documented = rules.find((r) => !r.startsWith('D-'));
+  const decided = rules.find((r) => r.startsWith('D-'));
+  if (listed) return documented ?? decided ?? '4.2-R13';
+  return decided ?? documented ?? '4.2-R13';
+}
+
+/**
+ * What a whole walk of `GET /emails` should return for this mailbox and query, in the order
+ * D-17 fixes. The document fixes only newest-first across distinct times (§4.2): ties may come
+ * in any order.
+ */
 export function expectedListing(
   emails: readonly ModelEmail[],
   mailbox: string,
