@@ -3,17 +3,24 @@
  * from the email (D-22); a forward needs a recipient and reuses the original's body, subject
  * and attachments unless replaced (D-23); neither is idempotent; both answer with the sent
  * copy (D-21) and obey the recipient limit (§8).
+ *
+ * Reply and forward body fields are "not shown" (§4.7, §4.8) but replyAll and attachmentIds:
+ * the first success of a check with the decided fields (`text`, `to`, `cc`, …) is charged to
+ * D-22 or D-23, later ones to the documented rule they verify. A subject's exact prefix is
+ * D-22/D-23; that it carries the original subject is §4.7/§4.8's.
  */
 import { simpleParser } from 'mailparser';
-import { expect } from 'vitest';
+import { expectAt } from '../src/charge.ts';
 import { rule } from '../src/check.ts';
 import { expectEmailsMade, expectSameOrNewEmail } from '../src/identical-requests.ts';
 import {
   addresses,
   expectCreated,
+  expectCreatedStatus,
   expectError,
   expectLocation,
   external,
+  type ErrorRules,
   randomTag,
   world,
   type World,
@@ -59,57 +66,74 @@ async function withReport(w: World, subject = 'Report') {
       },
     ],
   });
-  return { originalId, original: await w.get(originalId), from };
+  return { originalId, original: await w.get(originalId, w.rule), from };
 }
 
 rule(
-  ['4.7-R1', '4.7-R2', 'D-22', 'D-21'],
+  ['4.7-R1', '4.7-R2', 'D-22', 'D-21', 'D-48'],
   'replies from the mailbox to the original sender only, with Re: and In-Reply-To/References threading, answering 201 with the sent copy',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.7-R1' });
     const c = await conversation(w);
     const response = await w.reply(c.originalId, { text: 'Thanks' });
-    const sent = expectCreated(response);
-    expect(sent).toMatchObject({
-      mailbox: c.box0,
-      folder: 'sent',
-      subject: 'Re: Plan',
-      text: 'Thanks',
-      inReplyTo: c.messageId,
-      references: [c.root, c.messageId],
-      bcc: [],
-    });
-    expect(sent.from.address, 'sent from the mailbox the email is in').toBe(c.box0);
-    expect(addresses(sent.to), 'to the original sender only (replyAll defaults to false)').toEqual([
-      c.bob,
-    ]);
-    expect(sent.cc).toEqual([]);
-    await expectLocation(w, response, sent);
-    expect((await w.listed(c.box0, 'sent')).map((e) => e.id)).toEqual([sent.id]);
-    expect(await w.listed(c.box1, 'inbox'), 'box1 was only cc of the original').toEqual([]);
+    const sent = expectCreated('D-22', response);
+    expectAt('4.7-R1', sent.mailbox, 'a copy of the mailbox the email is in').toBe(c.box0);
+    expectAt('4.7-R1', sent.from.address, 'sent from the mailbox the email is in').toBe(c.box0);
+    expectAt(
+      '4.7-R1',
+      sent.subject.endsWith('Plan'),
+      `the original subject in "${sent.subject}"`,
+    ).toBe(true);
+    expectAt(
+      '4.7-R2',
+      addresses(sent.to),
+      'to the original sender only (replyAll defaults to false)',
+    ).toEqual([c.bob]);
+    expectAt('4.7-R2', sent.cc).toEqual([]);
+    expectAt('4.7-R2', await w.listed(c.box1), 'box1 was only cc of the original').toEqual([]);
     const entries = (await w.outbox()).filter((e) => e.sentEmailId === sent.id);
-    expect(entries.flatMap((e) => e.recipients)).toEqual([c.bob]);
+    expectAt(
+      '4.7-R2',
+      entries.flatMap((e) => e.recipients),
+    ).toEqual([c.bob]);
     const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entries[0]!.id)));
-    expect(parsed.subject).toBe('Re: Plan');
-    expect(parsed.inReplyTo, 'the In-Reply-To header').toBe(c.messageId);
-    expect([parsed.references ?? []].flat(), 'the References header').toEqual([
+    // RFC 5322 §3.6.4: how a reply is threaded on its parent.
+    expectAt('4.7-R1', parsed.inReplyTo, 'the In-Reply-To header').toBe(c.messageId);
+    expectAt('4.7-R1', [parsed.references ?? []].flat(), 'the References header').toEqual([
       c.root,
       c.messageId,
     ]);
     const explicit = expectCreated(
+      '4.7-R2',
       await w.reply(c.originalId, { replyAll: false, markdown: 'Again' }),
     );
-    expect(addresses(explicit.to)).toEqual([c.bob]);
-    expect(explicit.cc).toEqual([]);
+    expectAt('4.7-R2', addresses(explicit.to)).toEqual([c.bob]);
+    expectAt('4.7-R2', explicit.cc).toEqual([]);
+    expectCreatedStatus(response);
+    expectAt('D-21', sent, 'the answer is the sent copy').toMatchObject({
+      text: 'Thanks',
+      bcc: [],
+    });
+    await expectLocation(w, response, sent);
+    expectAt('D-22', sent, 'Re: once, threaded by inReplyTo and references').toMatchObject({
+      subject: 'Re: Plan',
+      inReplyTo: c.messageId,
+      references: [c.root, c.messageId],
+    });
+    expectAt('D-22', parsed.subject).toBe('Re: Plan');
+    expectAt('D-48', sent.folder, 'the sender’s copy is in sent').toBe('sent');
+    expectAt('D-48', (await w.listed(c.box0, 'sent')).map((e) => e.id).sort()).toEqual(
+      [sent.id, explicit.id].sort(),
+    );
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['D-22'],
+  ['D-22', '4.7-R1', 'D-21'],
   'adds Re: to the subject once: a subject already starting with Re: in any case is kept as it is',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: 'D-22' });
     const cases: [string, string][] = [
       ['Re: Plan', 'Re: Plan'],
       ['RE: Plan', 'RE: Plan'],
@@ -121,38 +145,63 @@ rule(
     ];
     for (const [original, expected] of cases) {
       const { originalId } = await conversation(w, original);
-      const sent = expectCreated(await w.reply(originalId, { text: 'x' }), original);
-      expect(sent.subject, `reply to "${original}"`).toBe(expected);
-      const again = expectCreated(await w.reply(sent.id, { text: 'y' }), `reply to the reply`);
-      expect(again.subject, `reply to the reply of "${original}"`).toBe(expected);
+      const sent = expectCreated('D-22', await w.reply(originalId, { text: 'x' }), original);
+      // §4.7: the service determines the subject from the email: it carries the original's.
+      expectAt(
+        '4.7-R1',
+        sent.subject.endsWith(original),
+        `"${original}" in "${sent.subject}"`,
+      ).toBe(true);
+      expectAt('D-22', sent.subject, `reply to "${original}"`).toBe(expected);
+      const again = expectCreated(
+        'D-22',
+        await w.reply(sent.id, { text: 'y' }),
+        `reply to the reply`,
+      );
+      expectAt('D-22', again.subject, `reply to the reply of "${original}"`).toBe(expected);
     }
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.7-R2', 'D-22'],
+  ['4.7-R2', 'D-22', 'D-21'],
   'with replyAll adds every other original To and Cc address, each once, never the replying mailbox',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.7-R2' });
     const c = await conversation(w);
-    const sent = expectCreated(await w.reply(c.originalId, { replyAll: true, text: 'All' }));
-    expect(sent.to[0]?.address, 'the original sender comes first, in to').toBe(c.bob);
+    const sent = expectCreated(
+      'D-22',
+      await w.reply(c.originalId, { replyAll: true, text: 'All' }),
+    );
     const everyone = addresses([...sent.to, ...sent.cc]);
-    expect([...everyone].sort(), 'each other address exactly once').toEqual(
+    const others = (list: string[]) => [...new Set(list.filter((a) => a !== c.box0))].sort();
+    expectAt('4.7-R2', others(everyone), 'every original sender, To and Cc address').toEqual(
       [c.bob, c.carol, c.dave, c.box1].sort(),
     );
-    expect(everyone.includes(c.box0), 'the replying mailbox is not a recipient').toBe(false);
-    const copy = await w.listed(c.box1, 'inbox');
-    expect(copy, 'box1, a mailbox here, receives the reply-all').toHaveLength(1);
-    expect(copy[0]!.subject).toBe('Re: Plan');
+    const copy = await w.listed(c.box1);
+    expectAt('4.7-R2', copy, 'box1, a mailbox here, receives the reply-all').toHaveLength(1);
     const entries = (await w.outbox()).filter((e) => e.sentEmailId === sent.id);
-    expect(entries.flatMap((e) => e.recipients).sort()).toEqual([c.bob, c.carol, c.dave].sort());
+    expectAt('4.7-R2', others(entries.flatMap((e) => e.recipients))).toEqual(
+      [c.bob, c.carol, c.dave].sort(),
+    );
+    expectAt('D-22', sent.to[0]?.address, 'the original sender comes first, in to').toBe(c.bob);
+    expectAt('D-22', [...everyone].sort(), 'each other address exactly once').toEqual(
+      [c.bob, c.carol, c.dave, c.box1].sort(),
+    );
+    expectAt('D-22', everyone.includes(c.box0), 'the replying mailbox is not a recipient').toBe(
+      false,
+    );
+    expectAt('D-22', copy[0]!.subject).toBe('Re: Plan');
+    expectAt('D-22', entries.flatMap((e) => e.recipients).sort()).toEqual(
+      [c.bob, c.carol, c.dave].sort(),
+    );
     const extra = external('extra');
     const withCc = expectCreated(
+      'D-22',
       await w.reply(c.originalId, { replyAll: true, cc: [extra], text: 'More' }),
     );
-    expect(addresses([...withCc.to, ...withCc.cc]).sort()).toEqual(
+    expectAt('D-22', addresses([...withCc.to, ...withCc.cc]).sort()).toEqual(
       [c.bob, c.carol, c.dave, c.box1, extra].sort(),
     );
   },
@@ -160,40 +209,42 @@ rule(
 );
 
 rule(
-  ['D-22', '4.7-R1'],
+  ['D-22', '4.7-R1', 'D-21'],
   'replies to the mailbox’s own sent message by writing to its recipients again, threaded on it',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.7-R1' });
     const [box0, box1] = w.box as [string, string];
     const carol = external('carol');
     const dave = external('dave');
     const first = expectCreated(
+      '4.7-R1',
       await w.send({ from: box0, to: carol, cc: [dave, box1], subject: 'Re: Plan', text: 'Hi' }),
       'the first message',
     );
-    const followUp = expectCreated(await w.reply(first.id, { text: 'Any news?' }));
-    expect(followUp.from.address).toBe(box0);
-    expect(addresses(followUp.to), 'to the original to').toEqual([carol]);
-    expect(followUp.cc).toEqual([]);
-    expect(followUp.subject).toBe('Re: Plan');
-    expect(followUp.inReplyTo).toBe(first.messageId);
-    expect(followUp.references).toEqual([first.messageId]);
-    const all = expectCreated(await w.reply(first.id, { replyAll: true, text: 'All' }));
-    expect(addresses([...all.to, ...all.cc]).sort()).toEqual([carol, dave, box1].sort());
+    const followUp = expectCreated('D-22', await w.reply(first.id, { text: 'Any news?' }));
+    expectAt('4.7-R1', followUp.from.address).toBe(box0);
+    expectAt('D-22', addresses(followUp.to), 'to the original to').toEqual([carol]);
+    expectAt('D-22', followUp.cc).toEqual([]);
+    expectAt('D-22', followUp.subject).toBe('Re: Plan');
+    expectAt('D-22', followUp.inReplyTo).toBe(first.messageId);
+    expectAt('D-22', followUp.references).toEqual([first.messageId]);
+    const all = expectCreated('D-22', await w.reply(first.id, { replyAll: true, text: 'All' }));
+    expectAt('D-22', addresses([...all.to, ...all.cc]).sort()).toEqual([carol, dave, box1].sort());
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.7-R3'],
+  ['4.7-R3', 'D-12', 'D-22', 'D-21'],
   'attaches uploads given as attachmentIds to a reply, and refuses an unknown one with 404 attachment_not_found',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.7-R3' });
     const c = await conversation(w);
     const bytes = Buffer.from('reply attachment \u00e9', 'utf8');
     const uploaded = await w.upload('notes.txt', bytes, 'text/plain');
     const missing = '00000000-0000-4000-8000-000000000000';
     expectError(
+      ['4.7-R3', 'D-12'],
       await w.reply(c.originalId, { text: 'x', attachmentIds: [missing] }),
       404,
       'attachment_not_found',
@@ -201,37 +252,63 @@ rule(
       'an unknown upload',
     );
     expectError(
+      ['4.7-R3', 'D-12'],
       await w.reply(c.originalId, { text: 'x', attachmentIds: [uploaded.id, missing] }),
       404,
       'attachment_not_found',
       'attachmentIds[1]',
       'a known then an unknown upload',
     );
-    expect(await w.listed(c.box0, 'sent'), 'nothing stored for the refused replies').toEqual([]);
+    expectAt(
+      '4.7-R3',
+      (await w.listed(c.box0)).map((e) => e.id),
+      'nothing stored for the refused replies',
+    ).toEqual([c.originalId]);
+    // The body field (text) is D-22's; with it accepted, attachmentIds are §4.7's.
+    expectCreated('D-22', await w.reply(c.originalId, { text: 'Plain' }), 'a reply without files');
     const sent = expectCreated(
+      '4.7-R3',
       await w.reply(c.originalId, { text: 'Attached', attachmentIds: [uploaded.id] }),
     );
-    expect(sent.attachments).toHaveLength(1);
-    expect(sent.attachments[0]).toMatchObject({ name: 'notes.txt', size: bytes.length });
-    expect((await w.download(sent.attachments[0]!.id)).equals(bytes), 'downloaded bytes').toBe(
-      true,
-    );
+    expectAt('4.7-R3', sent.attachments).toHaveLength(1);
+    expectAt('4.7-R3', sent.attachments[0]).toMatchObject({
+      name: 'notes.txt',
+      size: bytes.length,
+    });
+    expectAt(
+      '4.7-R3',
+      (await w.download(sent.attachments[0]!.id)).equals(bytes),
+      'downloaded bytes',
+    ).toBe(true);
     const entry = (await w.outbox()).find((e) => e.sentEmailId === sent.id);
     const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry!.id)));
-    expect(parsed.attachments.map((a) => a.filename)).toEqual(['notes.txt']);
-    expect(parsed.attachments[0]!.content.equals(bytes), 'the attachment as sent').toBe(true);
+    expectAt(
+      '4.7-R3',
+      parsed.attachments.map((a) => a.filename),
+    ).toEqual(['notes.txt']);
+    expectAt('4.7-R3', parsed.attachments[0]!.content.equals(bytes), 'the attachment as sent').toBe(
+      true,
+    );
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['D-22', '4.7-R1', '4.3-R1'],
+  ['D-22', '4.7-R1', '4.3-R1', 'D-12', 'D-31', '4.7-R2'],
   'requires exactly one reply body, and takes no recipient or subject of its own: the service derives them',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.7-R1' });
     const c = await conversation(w);
-    expectError(await w.reply(c.originalId, {}), 400, 'body_required', undefined, 'no body');
     expectError(
+      ['D-22', 'D-12'],
+      await w.reply(c.originalId, {}),
+      400,
+      'body_required',
+      undefined,
+      'no body',
+    );
+    expectError(
+      ['D-22', 'D-12'],
       await w.reply(c.originalId, { replyAll: true }),
       400,
       'body_required',
@@ -239,6 +316,7 @@ rule(
       'replyAll only',
     );
     expectError(
+      ['D-22', 'D-12'],
       await w.reply(c.originalId, { text: 'a', html: '<p>b</p>' }),
       400,
       'body_conflict',
@@ -246,6 +324,7 @@ rule(
       'two bodies',
     );
     expectError(
+      'D-31',
       await w.reply(c.originalId, { text: 'a', to: external('x') }),
       400,
       'unknown_field',
@@ -253,6 +332,7 @@ rule(
       'a to',
     );
     expectError(
+      'D-31',
       await w.reply(c.originalId, { text: 'a', subject: 'Mine' }),
       400,
       'unknown_field',
@@ -260,6 +340,7 @@ rule(
       'a subject',
     );
     expectError(
+      'D-31',
       await w.reply(c.originalId, { text: 'a', replyall: true }),
       400,
       'unknown_field',
@@ -267,6 +348,7 @@ rule(
       'a misspelt replyAll',
     );
     expectError(
+      ['4.7-R2', 'D-12'],
       await w.reply(c.originalId, { text: 'a', replyAll: 'yes' }),
       400,
       'invalid_field',
@@ -275,55 +357,68 @@ rule(
     );
     const unknownId = `${c.originalId.slice(0, -1)}${c.originalId.endsWith('Z') ? 'Y' : 'Z'}`;
     expectError(
+      ['4.7-R1', 'D-12'],
       await w.reply(unknownId, { text: 'a' }),
       404,
       'email_not_found',
       undefined,
       'no such email',
     );
-    expect(await w.listed(c.box0, 'sent')).toEqual([]);
-    expect(await w.outbox()).toEqual([]);
+    expectAt(
+      '4.7-R1',
+      (await w.listed(c.box0)).map((e) => e.id),
+    ).toEqual([c.originalId]);
+    expectAt('4.7-R1', await w.outbox()).toEqual([]);
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.7-R4'],
+  ['4.7-R4', 'D-47', 'D-22', 'D-21'],
   'answers an identical reply again with 201, making one reply or two, never more, and after an ambiguous 504 the reply exists',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.7-R4' });
     const c = await conversation(w);
-    const first = expectCreated(await w.reply(c.originalId, { text: 'Same' }), 'first');
-    const second = expectCreated(await w.reply(c.originalId, { text: 'Same' }), 'second');
-    expectSameOrNewEmail(first, second);
-    expect(second.inReplyTo).toBe(first.inReplyTo);
-    const made = await expectEmailsMade(w, [first.id, second.id], {
+    const first = expectCreated('D-22', await w.reply(c.originalId, { text: 'Same' }), 'first');
+    const second = expectCreated('4.7-R4', await w.reply(c.originalId, { text: 'Same' }), 'second');
+    expectSameOrNewEmail('4.7-R4', first, second);
+    expectAt('4.7-R4', second.inReplyTo).toBe(first.inReplyTo);
+    const made = await expectEmailsMade('4.7-R4', w, [first.id, second.id], {
       sender: c.box0,
+      folder: first.folder,
       outbox: true,
     });
     try {
       // Another body, so the 504's reply is new whether or not identical replies are merged.
       await w.control.armFault({ operations: ['reply'], mode: 'timeout-after-commit' });
       expectError(
+        'D-47',
         await w.reply(c.originalId, { text: 'After the fault' }),
         504,
         'gateway_timeout',
         undefined,
         'the ambiguous reply',
       );
-      expect(await w.listed(c.box0, 'sent'), 'the reply exists despite the 504').toHaveLength(
-        made + 1,
-      );
+      expectAt(
+        'D-47',
+        await w.listed(c.box0, first.folder),
+        'the reply exists despite the 504',
+      ).toHaveLength(made + 1);
       await w.control.armFault({ operations: ['reply'], mode: 'error', status: 503 });
       expectError(
+        'D-47',
         await w.reply(c.originalId, { text: 'Refused' }),
         503,
         'service_unavailable',
         undefined,
         'an armed 503',
       );
-      expect(await w.listed(c.box0, 'sent'), 'a 503 stores nothing').toHaveLength(made + 1);
-      expect(await w.outbox(), 'every stored reply reached the transport').toHaveLength(made + 1);
+      expectAt('D-47', await w.listed(c.box0, first.folder), 'a 503 stores nothing').toHaveLength(
+        made + 1,
+      );
+      expectAt('D-47', await w.outbox(), 'every stored reply reached the transport').toHaveLength(
+        made + 1,
+      );
     } finally {
       await w.control.clearFaults();
     }
@@ -332,132 +427,182 @@ rule(
 );
 
 rule(
-  ['4.8-R1', 'D-23'],
+  ['4.8-R1', 'D-23', 'D-31'],
   'requires one forward recipient in to, refusing a missing, listed or malformed one with the field named',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.8-R1' });
     const { originalId } = await withReport(w);
     const x = external('x');
-    const cases: [string, unknown, string, string][] = [
-      ['no body at all', {}, 'missing_field', 'to'],
-      ['a text but no to', { text: 'x' }, 'missing_field', 'to'],
-      ['cc but no to', { cc: [x] }, 'missing_field', 'to'],
-      ['to as an array', { to: [x] }, 'invalid_field', 'to'],
-      ['a malformed to', { to: 'not an address' }, 'invalid_address', 'to'],
-      ['a malformed cc', { to: x, cc: ['bad@'] }, 'invalid_address', 'cc[0]'],
-      ['replyAll', { to: x, replyAll: true }, 'unknown_field', 'replyAll'],
-      ['two bodies', { to: x, text: 'a', markdown: 'b' }, 'body_conflict', ''],
+    // [label, request, rules (the refusal, its status/code/field), code, field]. With no
+    // recipient at all §4.8 requires the refusal; the field's name and form are D-23's.
+    const cases: [string, unknown, ErrorRules, string, string][] = [
+      ['no body at all', {}, ['4.8-R1', 'D-23'], 'missing_field', 'to'],
+      ['a text but no to', { text: 'x' }, ['4.8-R1', 'D-23'], 'missing_field', 'to'],
+      ['cc but no to', { cc: [x] }, 'D-23', 'missing_field', 'to'],
+      ['to as an array', { to: [x] }, 'D-23', 'invalid_field', 'to'],
+      ['a malformed to', { to: 'not an address' }, ['4.8-R1', 'D-23'], 'invalid_address', 'to'],
+      ['a malformed cc', { to: x, cc: ['bad@'] }, 'D-23', 'invalid_address', 'cc[0]'],
+      ['replyAll', { to: x, replyAll: true }, 'D-31', 'unknown_field', 'replyAll'],
+      ['two bodies', { to: x, text: 'a', markdown: 'b' }, 'D-23', 'body_conflict', ''],
     ];
-    for (const [label, json, code, field] of cases)
-      expectError(await w.forward(originalId, json), 400, code, field || undefined, label);
+    for (const [label, json, rules, code, field] of cases)
+      expectError(rules, await w.forward(originalId, json), 400, code, field || undefined, label);
     const [box0] = w.box as [string];
-    expect(await w.listed(box0, 'sent')).toEqual([]);
-    expect(await w.outbox()).toEqual([]);
+    expectAt(
+      '4.8-R1',
+      (await w.listed(box0)).map((e) => e.id),
+    ).toEqual([originalId]);
+    expectAt('4.8-R1', await w.outbox()).toEqual([]);
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.8-R2', 'D-23', 'D-21', '4.8-R1'],
+  ['4.8-R2', 'D-23', 'D-21', '4.8-R1', '2.4-R5', 'D-48'],
   'forwards the original body, subject (Fwd: once) and attachments when no replacement is given',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.8-R2' });
     const [, box1] = w.box as [string, string];
     const { originalId, original } = await withReport(w);
     const out = external('out');
+    // The recipient field (to) and cc are D-23's: the first success is charged there.
     const response = await w.forward(originalId, { to: box1, cc: [out] });
-    const sent = expectCreated(response);
-    await expectLocation(w, response, sent);
-    expect(sent).toMatchObject({
-      folder: 'sent',
-      subject: 'Fwd: Report',
+    const sent = expectCreated('D-23', response);
+    expectAt('4.8-R2', sent, 'the original body').toMatchObject({
       text: original.text,
       html: original.html,
     });
-    expect(addresses(sent.to)).toEqual([box1]);
-    expect(addresses(sent.cc)).toEqual([out]);
-    expect(sent.attachments).toHaveLength(1);
+    expectAt(
+      '4.8-R2',
+      sent.subject.endsWith('Report'),
+      `the original subject in "${sent.subject}"`,
+    ).toBe(true);
+    expectAt('4.8-R1', addresses(sent.to)).toEqual([box1]);
+    expectAt('4.8-R2', sent.attachments).toHaveLength(1);
     const [attachment] = sent.attachments;
-    expect(attachment).toMatchObject({
+    expectAt('4.8-R2', attachment).toMatchObject({
       name: 'report.csv',
       contentType: original.attachments[0]!.contentType,
       size: REPORT_BYTES.length,
     });
-    expect(attachment!.id, 'the forward has its own attachment id').not.toBe(
+    expectAt('2.4-R5', attachment!.id, 'the forward has its own attachment id').not.toBe(
       original.attachments[0]!.id,
     );
-    expect((await w.download(attachment!.id)).equals(REPORT_BYTES), 'forwarded bytes').toBe(true);
+    expectAt(
+      '4.8-R2',
+      (await w.download(attachment!.id)).equals(REPORT_BYTES),
+      'forwarded bytes',
+    ).toBe(true);
 
-    const inbox = await w.listed(box1, 'inbox');
-    expect(inbox, 'box1 receives the forward').toHaveLength(1);
+    const inbox = await w.listed(box1);
+    expectAt('4.8-R1', inbox, 'box1 receives the forward').toHaveLength(1);
     const copy = await w.get(inbox[0]!.id);
-    expect(copy).toMatchObject({
-      subject: 'Fwd: Report',
-      text: original.text,
-      html: original.html,
-    });
-    expect(copy.attachments.map((a) => [a.name, a.size])).toEqual([
-      ['report.csv', REPORT_BYTES.length],
-    ]);
-    expect((await w.download(copy.attachments[0]!.id)).equals(REPORT_BYTES)).toBe(true);
+    expectAt('4.8-R2', copy).toMatchObject({ text: original.text, html: original.html });
+    expectAt(
+      '4.8-R2',
+      copy.attachments.map((a) => [a.name, a.size]),
+    ).toEqual([['report.csv', REPORT_BYTES.length]]);
+    expectAt('4.8-R2', (await w.download(copy.attachments[0]!.id)).equals(REPORT_BYTES)).toBe(true);
 
     const entry = (await w.outbox()).find((e) => e.sentEmailId === sent.id);
-    expect(entry?.recipients).toEqual([out]);
+    expectAt('D-23', entry?.recipients, 'cc gets the real message').toEqual([out]);
     const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry!.id)));
-    expect(parsed.subject).toBe('Fwd: Report');
-    expect(parsed.attachments.map((a) => a.filename)).toEqual(['report.csv']);
-    expect(parsed.attachments[0]!.content.equals(REPORT_BYTES), 'bytes as sent').toBe(true);
+    expectAt(
+      '4.8-R2',
+      parsed.attachments.map((a) => a.filename),
+    ).toEqual(['report.csv']);
+    expectAt('4.8-R2', parsed.attachments[0]!.content.equals(REPORT_BYTES), 'bytes as sent').toBe(
+      true,
+    );
 
-    const again = expectCreated(await w.forward(sent.id, { to: out }), 'forward of the forward');
-    expect(again.subject, 'Fwd: is not doubled').toBe('Fwd: Report');
+    expectCreatedStatus(response);
+    await expectLocation(w, response, sent);
+    expectAt('D-48', sent.folder, 'the sender’s copy is in sent').toBe('sent');
+    expectAt('D-23', addresses(sent.cc)).toEqual([out]);
+    expectAt('D-23', sent.subject, 'Fwd: once').toBe('Fwd: Report');
+    expectAt('D-23', copy.subject).toBe('Fwd: Report');
+    expectAt('D-23', parsed.subject).toBe('Fwd: Report');
+    const again = expectCreated(
+      '4.8-R2',
+      await w.forward(sent.id, { to: out }),
+      'forward of the forward',
+    );
+    expectAt('D-23', again.subject, 'Fwd: is not doubled').toBe('Fwd: Report');
     const { originalId: reId } = await withReport(w, 'Re: Report');
-    expect(expectCreated(await w.forward(reId, { to: out })).subject).toBe('Fwd: Re: Report');
+    expectAt('D-23', expectCreated('4.8-R2', await w.forward(reId, { to: out })).subject).toBe(
+      'Fwd: Re: Report',
+    );
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.8-R2', '4.8-R3', 'D-23'],
+  ['4.8-R2', '4.8-R3', 'D-23', 'D-21', 'D-12'],
   'replaces only what is given: text replaces the body, subject the subject, attachmentIds the attachments ([] for none)',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.8-R2' });
     const { originalId, original } = await withReport(w);
     const to = external('to');
-    const text = expectCreated(await w.forward(originalId, { to, text: 'New text' }), 'text');
-    expect(text).toMatchObject({ text: 'New text', html: null, subject: 'Fwd: Report' });
-    expect(
+    // The replacement fields (text, markdown, subject) are D-23's, as send names them.
+    const text = expectCreated(
+      'D-23',
+      await w.forward(originalId, { to, text: 'New text' }),
+      'text',
+    );
+    expectAt('4.8-R2', text.text, 'text replaces the body').toBe('New text');
+    expectAt('4.8-R2', text.subject.endsWith('Report'), 'the original subject is reused').toBe(
+      true,
+    );
+    expectAt(
+      '4.8-R2',
       text.attachments.map((a) => a.name),
       'attachments still reused',
     ).toEqual(['report.csv']);
+    expectAt('D-23', text, 'the whole body replaced').toMatchObject({
+      html: null,
+      subject: 'Fwd: Report',
+    });
     const markdown = expectCreated(
+      'D-23',
       await w.forward(originalId, { to, markdown: '**Look**' }),
       'markdown',
     );
-    expect(markdown.html ?? '').toMatch(/<strong>Look<\/strong>/);
-    expect(markdown.html ?? '').not.toContain('attached');
+    expectAt('4.8-R2', markdown.html ?? '').toMatch(/<strong>Look<\/strong>/);
+    expectAt('4.8-R2', markdown.html ?? '').not.toContain('attached');
     const subject = expectCreated(
+      'D-23',
       await w.forward(originalId, { to, subject: 'Other subject' }),
       'subject',
     );
-    expect(subject).toMatchObject({
+    expectAt('4.8-R2', subject).toMatchObject({
       subject: 'Other subject',
       text: original.text,
       html: original.html,
     });
-    const none = expectCreated(await w.forward(originalId, { to, attachmentIds: [] }), '[]');
-    expect(none.attachments, 'attachmentIds: [] forwards none').toEqual([]);
-    expect(none.text).toBe(original.text);
+    const none = expectCreated(
+      '4.8-R3',
+      await w.forward(originalId, { to, attachmentIds: [] }),
+      '[]',
+    );
+    expectAt('D-23', none.attachments, 'attachmentIds: [] forwards none').toEqual([]);
+    expectAt('4.8-R2', none.text).toBe(original.text);
     const extraBytes = Uint8Array.from([0, 1, 2, 3, 254, 255]);
-    const extra = await w.upload('extra.bin', extraBytes, 'application/octet-stream');
+    const extra = await w.upload('extra.bin', extraBytes, 'application/octet-stream', '4.8-R3');
     const replaced = expectCreated(
+      '4.8-R3',
       await w.forward(originalId, { to, attachmentIds: [extra.id] }),
       'an upload',
     );
-    expect(replaced.attachments.map((a) => [a.name, a.size])).toEqual([['extra.bin', 6]]);
-    expect((await w.download(replaced.attachments[0]!.id)).equals(Buffer.from(extraBytes))).toBe(
-      true,
-    );
+    expectAt(
+      '4.8-R3',
+      replaced.attachments.map((a) => [a.name, a.size]),
+    ).toEqual([['extra.bin', 6]]);
+    expectAt(
+      '4.8-R3',
+      (await w.download(replaced.attachments[0]!.id, '4.8-R3')).equals(Buffer.from(extraBytes)),
+    ).toBe(true);
     expectError(
+      ['4.8-R3', 'D-12'],
       await w.forward(originalId, {
         to,
         attachmentIds: ['00000000-0000-4000-8000-000000000000'],
@@ -472,43 +617,50 @@ rule(
 );
 
 rule(
-  ['4.8-R4'],
+  ['4.8-R4', 'D-47', 'D-23', 'D-21'],
   'answers an identical forward again with 201, making one forward or two, never more, and after an ambiguous 504 the forward exists',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.8-R4' });
     const [box0, box1] = w.box as [string, string];
     const { originalId } = await withReport(w);
-    const first = expectCreated(await w.forward(originalId, { to: box1 }), 'first');
-    const second = expectCreated(await w.forward(originalId, { to: box1 }), 'second');
-    expectSameOrNewEmail(first, second);
-    const made = await expectEmailsMade(w, [first.id, second.id], {
+    const first = expectCreated('D-23', await w.forward(originalId, { to: box1 }), 'first');
+    const second = expectCreated('4.8-R4', await w.forward(originalId, { to: box1 }), 'second');
+    expectSameOrNewEmail('4.8-R4', first, second);
+    const made = await expectEmailsMade('4.8-R4', w, [first.id, second.id], {
       sender: box0,
+      folder: first.folder,
       inboxes: [box1],
     });
     try {
       // Another subject, so the 504's forward is new whether or not identical ones are merged.
       await w.control.armFault({ operations: ['forward'], mode: 'timeout-after-commit' });
       expectError(
+        'D-47',
         await w.forward(originalId, { to: box1, subject: 'After the fault' }),
         504,
         'gateway_timeout',
         undefined,
         'the ambiguous forward',
       );
-      expect(await w.listed(box0, 'sent'), 'the forward exists despite the 504').toHaveLength(
-        made + 1,
-      );
-      expect(await w.listed(box1, 'inbox')).toHaveLength(made + 1);
+      expectAt(
+        'D-47',
+        await w.listed(box0, first.folder),
+        'the forward exists despite the 504',
+      ).toHaveLength(made + 1);
+      expectAt('D-47', await w.listed(box1)).toHaveLength(made + 1);
       await w.control.armFault({ operations: ['forward'], mode: 'error', status: 502 });
       expectError(
+        'D-47',
         await w.forward(originalId, { to: box1, subject: 'Refused' }),
         502,
         'bad_gateway',
         undefined,
         'an armed 502',
       );
-      expect(await w.listed(box0, 'sent'), 'a 502 stores nothing').toHaveLength(made + 1);
-      expect(await w.listed(box1, 'inbox')).toHaveLength(made + 1);
+      expectAt('D-47', await w.listed(box0, first.folder), 'a 502 stores nothing').toHaveLength(
+        made + 1,
+      );
+      expectAt('D-47', await w.listed(box1)).toHaveLength(made + 1);
     } finally {
       await w.control.clearFaults();
     }
@@ -517,16 +669,22 @@ rule(
 );
 
 rule(
-  ['8-R1', 'D-10', 'D-25'],
+  ['8-R1', 'D-10', 'D-25', 'D-22', 'D-23', 'D-21'],
   'holds replies and forwards to 50 combined recipients and refuses suppressed recipients, storing nothing',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '8-R1' });
     const c = await conversation(w);
     const { originalId } = await withReport(w);
     const many = Array.from({ length: 50 }, (_, i) => external(`m${i}`));
     // Reply: the original sender + 49 cc is 50; + 50 cc is 51.
-    expectCreated(await w.reply(c.originalId, { text: 'x', cc: many.slice(0, 49) }), 'reply, 50');
+    // The reply's cc and bcc and the forward's to are D-22's and D-23's fields.
+    const { folder } = expectCreated(
+      'D-22',
+      await w.reply(c.originalId, { text: 'x', cc: many.slice(0, 49) }),
+      'reply, 50',
+    );
     expectError(
+      ['8-R1', 'D-10'],
       await w.reply(c.originalId, { text: 'x', cc: many }),
       400,
       'too_many_recipients',
@@ -535,10 +693,12 @@ rule(
     );
     // Reply-all brings 4 more (Bob, Carol, Dave, box1): + 46 bcc is 50, + 47 is 51.
     expectCreated(
+      'D-22',
       await w.reply(c.originalId, { replyAll: true, text: 'x', bcc: many.slice(0, 46) }),
       'reply-all, 50',
     );
     expectError(
+      ['8-R1', 'D-10'],
       await w.reply(c.originalId, { replyAll: true, text: 'x', bcc: many.slice(0, 47) }),
       400,
       'too_many_recipients',
@@ -546,15 +706,24 @@ rule(
       'reply-all, 51',
     );
     const to = external('to');
-    expectCreated(await w.forward(originalId, { to, cc: many.slice(0, 49) }), 'forward, 50');
+    expectCreated(
+      'D-23',
+      await w.forward(originalId, { to, cc: many.slice(0, 49) }),
+      'forward, 50',
+    );
     expectError(
+      ['8-R1', 'D-10'],
       await w.forward(originalId, { to, cc: many.slice(0, 25), bcc: many.slice(25, 50) }),
       400,
       'too_many_recipients',
       'bcc',
       'forward, 51',
     );
-    expect(await w.listed(c.box0, 'sent'), 'only the accepted three are stored').toHaveLength(3);
+    expectAt(
+      '8-R1',
+      await w.listed(c.box0, folder),
+      'only the accepted three are stored',
+    ).toHaveLength(3);
 
     const blocked = external('blocked');
     const suppressed: string[] = [];
@@ -565,6 +734,7 @@ rule(
     await suppress(blocked);
     try {
       expectError(
+        'D-25',
         await w.forward(originalId, { to: blocked }),
         422,
         'recipient_suppressed',
@@ -572,6 +742,7 @@ rule(
         'forward to a suppressed address',
       );
       expectError(
+        'D-25',
         await w.forward(originalId, { to, bcc: [c.bob, blocked] }),
         422,
         'recipient_suppressed',
@@ -579,6 +750,7 @@ rule(
         'forward bcc a suppressed address',
       );
       expectError(
+        'D-25',
         await w.reply(c.originalId, { text: 'x', cc: [blocked] }),
         422,
         'recipient_suppressed',
@@ -587,6 +759,7 @@ rule(
       );
       await suppress(c.bob);
       expectError(
+        'D-25',
         await w.reply(c.originalId, { text: 'x' }),
         422,
         'recipient_suppressed',
@@ -596,7 +769,7 @@ rule(
     } finally {
       for (const address of suppressed) await w.control.unsuppress(address);
     }
-    expect(await w.listed(c.box0, 'sent'), 'nothing more stored').toHaveLength(3);
+    expectAt('D-25', await w.listed(c.box0, folder), 'nothing more stored').toHaveLength(3);
   },
   { needs: ['control-plane', 'destructive'] },
 );

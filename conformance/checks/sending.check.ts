@@ -5,13 +5,14 @@
  */
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
-import { expect } from 'vitest';
+import { expectAt } from '../src/charge.ts';
 import { rule } from '../src/check.ts';
 import { createTenant, type OutboxEntry } from '../src/control-client.ts';
 import { expectEmailsMade, expectSameOrNewEmail } from '../src/identical-requests.ts';
 import {
   addresses,
   expectCreated,
+  expectCreatedStatus,
   expectError,
   expectLocation,
   expectNothingStored,
@@ -24,7 +25,7 @@ rule(
   ['D-21', '4.3-R6', 'D-48'],
   'answers 201 with the sent copy and a Location that reads it, files it in sent, and accepts from in display-name form',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R6' });
     const [box0, box1] = w.box as [string, string];
     const response = await w.send({
       from: `Ann Sender <${box0}>`,
@@ -32,50 +33,117 @@ rule(
       subject: 'Created',
       text: 'The body.',
     });
-    const sent = expectCreated(response);
-    expect(sent).toMatchObject({
+    const sent = expectCreated('4.3-R6', response);
+    expectAt('4.3-R6', sent.from, 'from in display-name form').toEqual({
+      address: box0,
+      name: 'Ann Sender',
+    });
+    expectCreatedStatus(response);
+    expectAt('D-21', sent, 'the answer is the sent copy').toMatchObject({
       mailbox: box0,
-      folder: 'sent',
-      read: true,
-      from: { address: box0, name: 'Ann Sender' },
       subject: 'Created',
       text: 'The body.',
       bcc: [],
     });
-    expect(addresses(sent.to)).toEqual([box1]);
+    expectAt('D-21', addresses(sent.to)).toEqual([box1]);
     await expectLocation(w, response, sent);
-    expect((await w.listed(box0, 'sent')).map((e) => e.id)).toEqual([sent.id]);
-    expect(await w.listed(box0, 'inbox')).toEqual([]);
+    expectAt('D-48', sent, 'the sender’s copy is read, in sent').toMatchObject({
+      folder: 'sent',
+      read: true,
+    });
+    expectAt(
+      'D-48',
+      (await w.listed(box0, 'sent')).map((e) => e.id),
+    ).toEqual([sent.id]);
+    expectAt('D-48', await w.listed(box0, 'inbox')).toEqual([]);
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.3-R7', '4.3-R8', '7-R1', 'D-11'],
+  ['4.3-R7', '4.3-R8', '7-R1', 'D-11', 'D-12', 'D-21'],
   'takes exactly one to address and arrays of cc and bcc, refusing anything else with the field named',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R7' });
     const [box0, box1] = w.box as [string, string];
     const ok = external('ok');
     const base = { from: box0, to: box1, subject: 'Addresses', text: 'x' };
-    const cases: [string, unknown, string, string][] = [
-      ['to as an array of one', { ...base, to: [box1] }, 'invalid_field', 'to'],
-      ['to as an array of two', { ...base, to: [box1, ok] }, 'invalid_field', 'to'],
-      ['two addresses in one to', { ...base, to: `${box1}, ${ok}` }, 'invalid_address', 'to'],
-      ['to without a domain', { ...base, to: 'someone' }, 'invalid_address', 'to'],
-      ['to with a dotless domain', { ...base, to: 'someone@localhost' }, 'invalid_address', 'to'],
-      ['an empty to', { ...base, to: '' }, 'invalid_address', 'to'],
-      ['no to at all', { from: box0, subject: 's', text: 'x' }, 'missing_field', 'to'],
-      ['cc as a string', { ...base, cc: ok }, 'invalid_field', 'cc'],
-      ['bcc as a string', { ...base, bcc: ok }, 'invalid_field', 'bcc'],
-      ['a bad second cc', { ...base, cc: [ok, 'bad@'] }, 'invalid_address', 'cc[1]'],
-      ['a bad first bcc', { ...base, bcc: ['@bad.test', ok] }, 'invalid_address', 'bcc[0]'],
-      ['a bad from', { ...base, from: 'nobody' }, 'invalid_address', 'from'],
+    // [label, request, the rule requiring the refusal, the rule choosing code and field, …]
+    const cases: [string, unknown, string, string, string, string][] = [
+      ['to as an array of one', { ...base, to: [box1] }, '4.3-R7', 'D-12', 'invalid_field', 'to'],
+      [
+        'to as an array of two',
+        { ...base, to: [box1, ok] },
+        '4.3-R7',
+        'D-12',
+        'invalid_field',
+        'to',
+      ],
+      [
+        'two addresses in one to',
+        { ...base, to: `${box1}, ${ok}` },
+        '4.3-R7',
+        'D-11',
+        'invalid_address',
+        'to',
+      ],
+      [
+        'to without a domain',
+        { ...base, to: 'someone' },
+        '4.3-R7',
+        'D-11',
+        'invalid_address',
+        'to',
+      ],
+      // RFC 5322 allows a dotless domain: refusing it is D-11's choice.
+      [
+        'to with a dotless domain',
+        { ...base, to: 'someone@localhost' },
+        'D-11',
+        'D-11',
+        'invalid_address',
+        'to',
+      ],
+      ['an empty to', { ...base, to: '' }, '4.3-R7', 'D-11', 'invalid_address', 'to'],
+      [
+        'no to at all',
+        { from: box0, subject: 's', text: 'x' },
+        '4.3-R7',
+        'D-12',
+        'missing_field',
+        'to',
+      ],
+      ['cc as a string', { ...base, cc: ok }, '4.3-R8', 'D-12', 'invalid_field', 'cc'],
+      ['bcc as a string', { ...base, bcc: ok }, '4.3-R8', 'D-12', 'invalid_field', 'bcc'],
+      [
+        'a bad second cc',
+        { ...base, cc: [ok, 'bad@'] },
+        '4.3-R8',
+        'D-11',
+        'invalid_address',
+        'cc[1]',
+      ],
+      [
+        'a bad first bcc',
+        { ...base, bcc: ['@bad.test', ok] },
+        '4.3-R8',
+        'D-11',
+        'invalid_address',
+        'bcc[0]',
+      ],
+      ['a bad from', { ...base, from: 'nobody' }, 'D-11', 'D-11', 'invalid_address', 'from'],
     ];
-    for (const [label, json, code, field] of cases)
-      expectError(await w.send(json), 400, code, field, label);
-    await expectNothingStored(w, 'after refused requests');
+    for (const [label, json, refused, decided, code, field] of cases) {
+      const response = await w.send(json);
+      expectError([refused, decided], response, 400, code, field, label);
+      // §7: the error names the offending field; how it spells a list entry is D-11/D-12.
+      expectAt('7-R1', response.json<{ field?: unknown }>().field, `${label}: a field`).toBeTypeOf(
+        'string',
+      );
+    }
+    await expectNothingStored(w, '4.3-R7', 'after refused requests');
     const sent = expectCreated(
+      '4.3-R8',
       await w.send({
         ...base,
         to: `Bea Reader <${box1}>`,
@@ -84,23 +152,23 @@ rule(
       }),
       'one to in display-name form, two cc, one bcc',
     );
-    expect(sent.to).toEqual([{ address: box1, name: 'Bea Reader' }]);
-    expect(sent.cc).toHaveLength(2);
-    expect(sent.cc[0]?.address).toBe(ok);
-    expect(sent.cc[1]?.name).toBe('Cy');
-    expect(sent.bcc).toHaveLength(1);
+    expectAt('4.3-R7', sent.to).toEqual([{ address: box1, name: 'Bea Reader' }]);
+    expectAt('4.3-R8', sent.cc).toHaveLength(2);
+    expectAt('4.3-R8', sent.cc[0]?.address).toBe(ok);
+    expectAt('4.3-R8', sent.cc[1]?.name).toBe('Cy');
+    expectAt('4.3-R8', sent.bcc).toHaveLength(1);
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.3-R1'],
+  ['4.3-R1', 'D-12', 'D-21'],
   'requires exactly one of markdown, html and text: none is body_required, two or three body_conflict',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R1' });
     const [box0, box1] = w.box as [string, string];
     const base = { from: box0, to: box1, subject: 'Body rule' };
-    expectError(await w.send(base), 400, 'body_required', undefined, 'no body');
+    expectError(['4.3-R1', 'D-12'], await w.send(base), 400, 'body_required', undefined, 'no body');
     const bodies = { markdown: '*m*', html: '<p>h</p>', text: 't' };
     const pairs: (keyof typeof bodies)[][] = [
       ['markdown', 'html'],
@@ -110,37 +178,37 @@ rule(
     ];
     for (const pair of pairs) {
       const json = { ...base, ...Object.fromEntries(pair.map((k) => [k, bodies[k]])) };
-      expectError(await w.send(json), 400, 'body_conflict', undefined, pair.join(' + '));
+      expectError(
+        ['4.3-R1', 'D-12'],
+        await w.send(json),
+        400,
+        'body_conflict',
+        undefined,
+        pair.join(' + '),
+      );
     }
-    await expectNothingStored(w, 'after refused requests');
+    await expectNothingStored(w, '4.3-R1', 'after refused requests');
     for (const kind of ['markdown', 'html', 'text'] as const)
-      expectCreated(await w.send({ ...base, [kind]: bodies[kind] }), `${kind} alone`);
-    expect(await w.listed(box0, 'sent')).toHaveLength(3);
+      expectCreated('4.3-R1', await w.send({ ...base, [kind]: bodies[kind] }), `${kind} alone`);
+    expectAt('4.3-R1', await w.listed(box0), 'the three accepted sends are stored').toHaveLength(3);
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.3-R2', '8-R1', 'D-10', '7-R2'],
+  ['4.3-R2', '8-R1', 'D-10', '7-R2', 'D-21'],
   'accepts 50 combined recipients and refuses 51 with too_many_recipients naming the list, duplicates counted',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R2' });
     const [box0] = w.box as [string];
     const x = external('many');
     const others = Array.from({ length: 60 }, (_, i) => external(`r${i}`));
     const base = { from: box0, to: x, subject: 'Count', text: 'x' };
     const same = (n: number) => Array.from({ length: n }, () => x);
-    // The same address 50 times: still 50 recipients (D-10).
-    expectCreated(await w.send({ ...base, cc: same(30), bcc: same(19) }), '50 with duplicates');
+    // 51 distinct recipients are more than 50 however they are counted (§4.3 rule 2).
+    expectCreated('4.3-R2', await w.send({ ...base, cc: others.slice(0, 49) }), '50 distinct');
     expectError(
-      await w.send({ ...base, cc: same(30), bcc: same(20) }),
-      400,
-      'too_many_recipients',
-      'bcc',
-      '51 entries of one address',
-    );
-    expectCreated(await w.send({ ...base, cc: others.slice(0, 49) }), '50 distinct');
-    expectError(
+      ['4.3-R2', 'D-10'],
       await w.send({ ...base, cc: others.slice(0, 50) }),
       400,
       'too_many_recipients',
@@ -148,39 +216,60 @@ rule(
       'to + 50 cc',
     );
     expectError(
+      ['4.3-R2', 'D-10'],
       await w.send({ ...base, cc: others.slice(0, 25), bcc: others.slice(25, 50) }),
       400,
       'too_many_recipients',
       'bcc',
       'to + 25 cc + 25 bcc',
     );
-    const sent = await w.listed(box0, 'sent');
-    expect(sent, 'only the two accepted requests are stored').toHaveLength(2);
-    expect(
+    const sent = await w.listed(box0);
+    expectAt('4.3-R2', sent, 'only the accepted request is stored').toHaveLength(1);
+    expectAt(
+      '4.3-R2',
       [...new Set((await w.outbox()).map((e) => e.sentEmailId))].sort(),
-      'only the two accepted requests are sent',
-    ).toEqual(sent.map((e) => e.id).sort());
+      'only the accepted request is sent',
+    ).toEqual(sent.map((e) => e.id));
+    // The same address 50 times is at most 50 recipients, however they are counted; that 51
+    // entries of one address are too many is D-10's choice (duplicates counted).
+    expectCreated(
+      '4.3-R2',
+      await w.send({ ...base, cc: same(30), bcc: same(19) }),
+      '50 with duplicates',
+    );
+    expectError(
+      'D-10',
+      await w.send({ ...base, cc: same(30), bcc: same(20) }),
+      400,
+      'too_many_recipients',
+      'bcc',
+      '51 entries of one address',
+    );
+    expectAt('D-10', await w.listed(box0), 'the refused request stored nothing').toHaveLength(2);
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.3-R9', '8-R2', 'D-9', '7-R2'],
+  ['4.3-R9', '8-R2', 'D-9', '7-R2', 'D-12', 'D-21'],
   'accepts a 998-character subject and refuses 999 with subject_too_long, counting an astral character once',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R9' });
     const [box0, box1] = w.box as [string, string];
     const base = { from: box0, to: box1, text: 'x' };
-    const accepted = ['a'.repeat(998), `😀${'a'.repeat(997)}`, '😀'.repeat(998)];
-    for (const subject of accepted) {
+    const accept = async (subject: string, at: string) => {
       const sent = expectCreated(
+        at,
         await w.send({ ...base, subject }),
         `${[...subject].length} code points, ${subject.length} UTF-16 units`,
       );
-      expect(sent.subject === subject, 'the subject is stored unchanged').toBe(true);
-    }
+      expectAt(at, sent.subject === subject, 'the subject is stored unchanged').toBe(true);
+    };
+    await accept('a'.repeat(998), '4.3-R9');
+    // 999 code points are more than 998 characters however characters are counted.
     for (const subject of ['a'.repeat(999), `😀${'a'.repeat(998)}`, '😀'.repeat(999)]) {
       expectError(
+        ['4.3-R9', 'D-12'],
         await w.send({ ...base, subject }),
         400,
         'subject_too_long',
@@ -188,100 +277,141 @@ rule(
         `${[...subject].length} code points`,
       );
     }
-    expect(await w.listed(box0, 'sent')).toHaveLength(accepted.length);
+    expectAt('4.3-R9', await w.listed(box0), 'refused subjects store nothing').toHaveLength(1);
+    // 998 code points with astral characters are more than 998 UTF-16 units: D-9 counts code points.
+    for (const subject of [`😀${'a'.repeat(997)}`, '😀'.repeat(998)]) await accept(subject, 'D-9');
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['D-26'],
+  ['D-26', '5-R3'],
   'refuses a from mailbox outside the key exactly like one that does not exist: 404 mailbox_not_found, field from',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '5-R3' });
     const other = await createTenant(w.control, 1);
     const foreign = other.mailboxes[0] as string;
     const missing = `nobody-${randomTag()}@${w.tenant.domain}`;
     const base = { to: external('x'), subject: 'Scope', text: 'x' };
     const outOfScope = await w.send({ ...base, from: foreign });
-    expectError(outOfScope, 404, 'mailbox_not_found', 'from', 'another owner’s mailbox');
-    const absent = await w.send({ ...base, from: missing });
-    expectError(absent, 404, 'mailbox_not_found', 'from', 'a mailbox that does not exist');
-    const strip = (text: string, what: string) => text.split(what).join('<address>');
-    expect(strip(outOfScope.text, foreign), 'the two answers differ only by the address').toBe(
-      strip(absent.text, missing),
+    expectError(
+      ['5-R3', 'D-26'],
+      outOfScope,
+      404,
+      'mailbox_not_found',
+      'from',
+      'another owner’s mailbox',
     );
+    const absent = await w.send({ ...base, from: missing });
+    expectError(
+      ['5-R3', 'D-26'],
+      absent,
+      404,
+      'mailbox_not_found',
+      'from',
+      'a mailbox that does not exist',
+    );
+    const strip = (text: string, what: string) => text.split(what).join('<address>');
+    expectAt(
+      'D-26',
+      strip(outOfScope.text, foreign),
+      'the two answers differ only by the address',
+    ).toBe(strip(absent.text, missing));
     const theirs = await context.api.request({
       path: '/emails',
-      query: { mailbox: foreign, folder: 'sent' },
+      query: { mailbox: foreign },
       apiKey: other.key.secret,
     });
-    expect(theirs.json<{ emails: unknown[] }>().emails, 'nothing sent as them').toEqual([]);
+    expectAt('5-R3', theirs.json<{ emails: unknown[] }>().emails, 'nothing sent as them').toEqual(
+      [],
+    );
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['D-31', 'D-28', '4-R1'],
+  ['D-31', 'D-28', '4-R1', 'D-21'],
   'refuses unknown body fields with unknown_field and a non-JSON Content-Type with 415',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4-R1' });
     const [box0, box1] = w.box as [string, string];
     const base = { from: box0, to: box1, subject: 'Strict', text: 'x' };
-    expectError(await w.send({ ...base, replyAll: true }), 400, 'unknown_field', 'replyAll');
-    expectError(await w.send({ ...base, preheder: 'p' }), 400, 'unknown_field', 'preheder');
-    expectError(await w.send({ ...base, zz: 1, aa: 2 }), 400, 'unknown_field', 'aa');
     expectError(
+      'D-31',
+      await w.send({ ...base, replyAll: true }),
+      400,
+      'unknown_field',
+      'replyAll',
+    );
+    expectError('D-31', await w.send({ ...base, preheder: 'p' }), 400, 'unknown_field', 'preheder');
+    expectError('D-31', await w.send({ ...base, zz: 1, aa: 2 }), 400, 'unknown_field', 'aa');
+    expectError(
+      'D-28',
       await w.send(base, { 'Content-Type': 'text/plain' }),
       415,
       'unsupported_media_type',
     );
     expectCreated(
+      '4-R1',
       await w.send(base, { 'Content-Type': 'application/json; charset=utf-8' }),
       'application/json with a charset',
     );
-    expect(await w.listed(box0, 'sent')).toHaveLength(1);
+    expectAt('D-31', await w.listed(box0), 'the refused requests stored nothing').toHaveLength(1);
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.3-R5'],
+  ['4.3-R5', 'D-21'],
   'answers an identical send again with 201 and a sent copy, making one email or two, never more: no idempotency guarantee either way',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R5' });
     const [box0, box1] = w.box as [string, string];
     const request = { from: box0, to: box1, subject: 'Twice', text: 'Same request.' };
-    const first = expectCreated(await w.send(request), 'first');
-    const second = expectCreated(await w.send(request), 'second, identical');
-    expectSameOrNewEmail(first, second);
-    await expectEmailsMade(w, [first.id, second.id], { sender: box0, inboxes: [box1] });
+    const first = expectCreated('4.3-R5', await w.send(request), 'first');
+    const second = expectCreated('4.3-R5', await w.send(request), 'second, identical');
+    expectSameOrNewEmail('4.3-R5', first, second);
+    await expectEmailsMade('4.3-R5', w, [first.id, second.id], {
+      sender: box0,
+      folder: first.folder,
+      inboxes: [box1],
+    });
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.3-R5', 'D-47'],
+  ['4.3-R5', 'D-47', 'D-21'],
   'after an ambiguous 504 the email exists and a retry makes at most one more; a 502/503 stores and sends nothing',
   async (context) => {
-    const w = await world(context);
+    // The faults are armed on the control plane; what each status means is D-47's choice.
+    const w = await world(context, { rule: 'D-47' });
     const [box0, box1] = w.box as [string, string];
     const out = external('fault');
     const request = { from: box0, to: box1, cc: [out], subject: 'Flaky', text: 'x' };
     try {
       await w.control.armFault({ operations: ['send'], mode: 'timeout-after-commit' });
-      expectError(await w.send(request), 504, 'gateway_timeout', undefined, 'the ambiguous send');
-      const afterTimeout = await w.listed(box0, 'sent');
-      expect(afterTimeout, 'the email exists despite the 504').toHaveLength(1);
-      expect(await w.listed(box1, 'inbox'), 'and was delivered').toHaveLength(1);
+      expectError(
+        'D-47',
+        await w.send(request),
+        504,
+        'gateway_timeout',
+        undefined,
+        'the ambiguous send',
+      );
+      const afterTimeout = await w.listed(box0);
+      expectAt('D-47', afterTimeout, 'the email exists despite the 504').toHaveLength(1);
+      expectAt('D-47', await w.listed(box1), 'and was delivered').toHaveLength(1);
       // The retry may make a duplicate (§4.3 rule 5) or be answered with the email of the 504.
-      const retried = expectCreated(await w.send(request), 'the retry');
-      await expectEmailsMade(w, [afterTimeout[0]!.id, retried.id], {
+      const retried = expectCreated('4.3-R5', await w.send(request), 'the retry');
+      await expectEmailsMade('4.3-R5', w, [afterTimeout[0]!.id, retried.id], {
         sender: box0,
+        folder: retried.folder,
         inboxes: [box1],
         outbox: true,
       });
 
-      const other = await world(context);
+      const other = await world(context, { rule: 'D-47' });
       const [o0, o1] = other.box as [string, string];
       for (const [status, code] of [
         [503, 'service_unavailable'],
@@ -289,15 +419,17 @@ rule(
       ] as const) {
         await w.control.armFault({ operations: ['send'], mode: 'error', status });
         expectError(
+          'D-47',
           await other.send({ from: o0, to: o1, cc: [external('e')], subject: 'No', text: 'x' }),
           status,
           code,
           undefined,
           `an armed ${status}`,
         );
-        await expectNothingStored(other, `after ${status} ${code}`);
+        await expectNothingStored(other, 'D-47', `after ${status} ${code}`);
       }
       expectCreated(
+        'D-47',
         await other.send({ from: o0, to: o1, subject: 'Yes', text: 'x' }),
         'once the fault is used up',
       );
@@ -309,14 +441,15 @@ rule(
 );
 
 rule(
-  ['D-48', '4.3-R8', '2.3-R2'],
+  ['D-48', '4.3-R8', '2.3-R2', 'D-21'],
   'delivers a copy to each local recipient (unread, bcc hidden), keeps bcc on the sender’s copy, and hands external recipients the real message without a Bcc header',
   async (context) => {
-    const w = await world(context, { boxes: 4 });
+    const w = await world(context, { boxes: 4, rule: 'D-48' });
     const [box0, box1, box2, box3] = w.box as [string, string, string, string];
     const extCc = external('cc');
     const extBcc = external('bcc');
     const sent = expectCreated(
+      'D-48',
       await w.send({
         from: `Ann <${box0}>`,
         to: box1,
@@ -326,60 +459,81 @@ rule(
         text: 'To everyone.',
       }),
     );
-    expect(addresses(sent.bcc), 'the sender’s copy keeps bcc').toEqual([box3, extBcc]);
-    expect((await w.listed(box0, 'sent')).map((e) => e.id)).toEqual([sent.id]);
+    expectAt('D-48', addresses(sent.bcc), 'the sender’s copy keeps bcc').toEqual([box3, extBcc]);
+    expectAt(
+      'D-48',
+      (await w.listed(box0, 'sent')).map((e) => e.id),
+    ).toEqual([sent.id]);
     for (const mailbox of [box1, box2, box3]) {
       const inbox = await w.listed(mailbox, 'inbox');
-      expect(inbox, `${mailbox} gets one copy in inbox`).toHaveLength(1);
-      expect(inbox[0]!.id, `${mailbox}'s copy is its own`).not.toBe(sent.id);
+      expectAt('D-48', inbox, `${mailbox} gets one copy in inbox`).toHaveLength(1);
+      expectAt('D-48', inbox[0]!.id, `${mailbox}'s copy is its own`).not.toBe(sent.id);
       const copy = await w.get(inbox[0]!.id);
-      expect(copy, `${mailbox}'s copy`).toMatchObject({
+      expectAt('D-48', copy, `${mailbox}'s copy is its own, unread, in inbox`).toMatchObject({
         mailbox,
         folder: 'inbox',
         read: false,
+        bcc: [],
+      });
+      expectAt(
+        '2.3-R2',
+        copy,
+        `${mailbox}'s copy has the sender, subject and content`,
+      ).toMatchObject({
         subject: 'Delivery',
         text: 'To everyone.',
         messageId: sent.messageId,
         from: { address: box0, name: 'Ann' },
-        bcc: [],
       });
-      expect(addresses(copy.to)).toEqual([box1]);
-      expect(addresses(copy.cc)).toEqual([box2, extCc]);
+      expectAt('2.3-R2', addresses(copy.to)).toEqual([box1]);
+      expectAt('4.3-R8', addresses(copy.cc)).toEqual([box2, extCc]);
       const named = addresses([...copy.to, ...copy.cc, ...copy.bcc, ...copy.replyTo]);
-      expect(named.includes(box3) || named.includes(extBcc), `${mailbox}'s copy names a bcc`).toBe(
-        false,
-      );
-      expect(await w.listed(mailbox, 'sent'), `${mailbox} sent nothing`).toEqual([]);
+      expectAt(
+        '4.3-R8',
+        named.includes(box3) || named.includes(extBcc),
+        `${mailbox}'s copy names a bcc`,
+      ).toBe(false);
+      expectAt('D-48', await w.listed(mailbox, 'sent'), `${mailbox} sent nothing`).toEqual([]);
     }
     const entries: OutboxEntry[] = (await w.outbox()).filter((e) => e.sentEmailId === sent.id);
-    expect(
+    expectAt(
+      'D-48',
       entries.flatMap((e) => e.recipients).sort(),
       'the external recipients, each once, and no local one',
     ).toEqual([extCc, extBcc].sort());
     for (const entry of entries) {
-      expect(entry).toMatchObject({ from: box0, subject: 'Delivery', messageId: sent.messageId });
+      expectAt('2.3-R2', entry).toMatchObject({
+        from: box0,
+        subject: 'Delivery',
+        messageId: sent.messageId,
+      });
       const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry.id)));
-      expect(parsed.subject).toBe('Delivery');
-      expect(parsed.messageId).toBe(sent.messageId);
-      expect(parsed.from?.value.map((a) => a.address)).toEqual([box0]);
+      expectAt('2.3-R2', parsed.subject).toBe('Delivery');
+      expectAt('2.3-R2', parsed.messageId).toBe(sent.messageId);
+      expectAt(
+        '2.3-R2',
+        parsed.from?.value.map((a) => a.address),
+      ).toEqual([box0]);
       const list = (v: typeof parsed.to) =>
         (Array.isArray(v) ? v : v === undefined ? [] : [v]).flatMap((o) =>
           o.value.map((a) => a.address),
         );
-      expect(list(parsed.to)).toEqual([box1]);
-      expect(list(parsed.cc)).toEqual([box2, extCc]);
-      expect(parsed.headers.has('bcc'), 'the message carries no Bcc header').toBe(false);
-      expect(parsed.text?.trim()).toBe('To everyone.');
+      expectAt('2.3-R2', list(parsed.to)).toEqual([box1]);
+      expectAt('4.3-R8', list(parsed.cc)).toEqual([box2, extCc]);
+      expectAt('4.3-R8', parsed.headers.has('bcc'), 'the message carries no Bcc header').toBe(
+        false,
+      );
+      expectAt('2.3-R2', parsed.text?.trim()).toBe('To everyone.');
     }
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.3-R4', 'D-25', '7-R2'],
+  ['4.3-R4', 'D-25', '7-R2', 'D-21'],
   'refuses a suppressed recipient in to, cc or bcc with 422 recipient_suppressed naming it, storing and sending nothing, until the suppression is lifted',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R4' });
     const [box0, box1] = w.box as [string, string];
     const blocked = external('blocked');
     const fine = external('fine');
@@ -394,17 +548,28 @@ rule(
         ['second bcc', { ...base, to: box1, cc: [fine], bcc: [box1, blocked] }, 'bcc[1]'],
       ];
       for (const [label, json, field] of cases)
-        expectError(await w.send(json), 422, 'recipient_suppressed', field, label);
-      await expectNothingStored(w, 'after a suppressed recipient');
+        expectError(
+          ['4.3-R4', 'D-25'],
+          await w.send(json),
+          422,
+          'recipient_suppressed',
+          field,
+          label,
+        );
+      await expectNothingStored(w, '4.3-R4', 'after a suppressed recipient');
     } finally {
       await w.control.unsuppress(blocked);
     }
     const sent = expectCreated(
+      '4.3-R4',
       await w.send({ from: box0, to: blocked, cc: [box1], subject: 'Lifted', text: 'x' }),
       'after DELETE /suppressions',
     );
-    expect((await w.outbox()).map((e) => e.sentEmailId)).toEqual([sent.id]);
-    expect(await w.listed(box1, 'inbox')).toHaveLength(1);
+    expectAt(
+      '4.3-R4',
+      (await w.outbox()).map((e) => e.sentEmailId),
+    ).toEqual([sent.id]);
+    expectAt('4.3-R4', await w.listed(box1)).toHaveLength(1);
   },
   { needs: ['control-plane', 'destructive'] },
 );
@@ -463,10 +628,10 @@ const XSS_VECTORS = [
 ];
 
 rule(
-  ['4.3-R10'],
+  ['4.3-R10', 'D-21'],
   'renders Markdown to HTML with its elements and a plain-text part, with no script surviving',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R10' });
     const [box0, box1] = w.box as [string, string];
     const markdown = [
       '# Title here',
@@ -484,9 +649,12 @@ rule(
       '<img src="https://example.test/i.png" alt="pic" onerror="alert(1)">',
       '<a href="javascript:alert(1)">bad link</a>',
     ].join('\n');
-    const sent = expectCreated(await w.send({ from: box0, to: box1, subject: 'MD', markdown }));
+    const sent = expectCreated(
+      '4.3-R10',
+      await w.send({ from: box0, to: box1, subject: 'MD', markdown }),
+    );
     const html = sent.html ?? '';
-    expect(sent.html, 'a Markdown body has an HTML part').not.toBeNull();
+    expectAt('4.3-R10', sent.html, 'a Markdown body has an HTML part').not.toBeNull();
     for (const [what, pattern] of [
       ['<h1>Title here</h1>', /<h1\b[^>]*>\s*Title here\s*<\/h1>/],
       ['<strong>bold</strong>', /<(strong|b)\b[^>]*>bold<\/\1>/],
@@ -507,10 +675,10 @@ rule(
         /<img\b[^>]*src="http:\/\/example\.test\/chart\.png\?from=data:feed"/,
       ],
     ] as const) {
-      expect(pattern.test(html), `the HTML has ${what}:\n${html}`).toBe(true);
+      expectAt('4.3-R10', pattern.test(html), `the HTML has ${what}:\n${html}`).toBe(true);
     }
-    expect(scriptableParts(html), `scriptable parts in:\n${html}`).toEqual([]);
-    expect(sent.text, 'Markdown also supplies the text part').not.toBeNull();
+    expectAt('4.3-R10', scriptableParts(html), `scriptable parts in:\n${html}`).toEqual([]);
+    expectAt('4.3-R10', sent.text, 'Markdown also supplies the text part').not.toBeNull();
     const text = sent.text ?? '';
     for (const words of [
       'Title here',
@@ -522,34 +690,45 @@ rule(
       'first item',
       'second item',
     ])
-      expect(text.includes(words), `the text part has "${words}":\n${text}`).toBe(true);
-    expect(
+      expectAt('4.3-R10', text.includes(words), `the text part has "${words}":\n${text}`).toBe(
+        true,
+      );
+    expectAt(
+      '4.3-R10',
       /a hard break *\r?\n *second line/.test(text),
       `the hard break is a line break:\n${text}`,
     ).toBe(true);
-    expect(
+    expectAt(
+      '4.3-R10',
       /<\/?(h[1-6]|strong|em|ul|li|p|a|br|img)\b/i.test(text),
       `no HTML tags in the text:\n${text}`,
     ).toBe(false);
-    expect(text.includes('alert("x")'), 'script content is not text').toBe(false);
-    const copy = await w.get((await w.listed(box1, 'inbox'))[0]!.id);
-    expect(copy.html, 'the recipient gets the same HTML').toBe(sent.html);
+    expectAt('4.3-R10', text.includes('alert("x")'), 'script content is not text').toBe(false);
+    const copy = await w.delivered(box1);
+    expectAt('4.3-R10', copy.html, 'the recipient gets the same HTML').toBe(sent.html);
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.3-R10'],
+  ['4.3-R10', 'D-21'],
   'never lets a script element, event handler or script URL survive Markdown rendering, for generated mixes of known vectors',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R10' });
     const [box0, box1] = w.box as [string, string];
     await context.property(
       fc.array(fc.constantFrom(...XSS_VECTORS), { minLength: 1, maxLength: 6 }),
       async (parts) => {
         const markdown = parts.join('\n\n');
-        const sent = expectCreated(await w.send({ from: box0, to: box1, subject: 'X', markdown }));
-        expect(scriptableParts(sent.html ?? ''), `from Markdown:\n${markdown}`).toEqual([]);
+        const sent = expectCreated(
+          '4.3-R10',
+          await w.send({ from: box0, to: box1, subject: 'X', markdown }),
+        );
+        expectAt(
+          '4.3-R10',
+          scriptableParts(sent.html ?? ''),
+          `from Markdown:\n${markdown}`,
+        ).toEqual([]);
       },
     );
   },
@@ -557,10 +736,10 @@ rule(
 );
 
 rule(
-  ['4.3-R11'],
+  ['4.3-R11', 'D-21'],
   'sends an HTML body as-is, byte for byte',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R11' });
     const [box0, box1] = w.box as [string, string];
     const out = external('html');
     const html =
@@ -568,43 +747,47 @@ rule(
       '<td class="x" data-v="1">Caf\u00e9 &amp; <b>bold</b>\u00a0\u{1F600}</td></tr></table>\n' +
       '<p>  spaced   text  </p><custom-tag foo="bar">?</custom-tag>';
     const sent = expectCreated(
+      '4.3-R11',
       await w.send({ from: box0, to: box1, cc: [out], subject: 'As is', html }),
     );
-    expect(sent.html, 'the sent copy’s HTML equals the request').toBe(html);
-    const copy = await w.get((await w.listed(box1, 'inbox'))[0]!.id);
-    expect(copy.html, 'the recipient’s HTML equals the request').toBe(html);
+    expectAt('4.3-R11', sent.html, 'the sent copy’s HTML equals the request').toBe(html);
+    const copy = await w.delivered(box1);
+    expectAt('4.3-R11', copy.html, 'the recipient’s HTML equals the request').toBe(html);
     const entry = (await w.outbox()).find((e) => e.sentEmailId === sent.id);
-    expect(entry, 'the external copy in the outbox').toBeDefined();
+    expectAt('4.3-R11', entry, 'the external copy in the outbox').toBeDefined();
     const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry!.id)));
     // A MIME body ends with a line break the encoder adds; the part is the HTML as given.
     const part = typeof parsed.html === 'string' ? parsed.html.replace(/\r?\n$/, '') : parsed.html;
-    expect(part, 'the HTML part of the message sent').toBe(html);
+    expectAt('4.3-R11', part, 'the HTML part of the message sent').toBe(html);
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['4.3-R12'],
+  ['4.3-R12', 'D-21'],
   'stores a text body as the plain-text part, with no HTML part',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: '4.3-R12' });
     const [box0, box1] = w.box as [string, string];
     const text = 'Line one\nLine <two> & **not markdown**\n\n  indented\u00e9';
-    const sent = expectCreated(await w.send({ from: box0, to: box1, subject: 'Text', text }));
-    expect(sent.text).toBe(text);
-    expect(sent.html, 'a text body has no HTML part').toBeNull();
-    const copy = await w.get((await w.listed(box1, 'inbox'))[0]!.id);
-    expect(copy.text).toBe(text);
-    expect(copy.html).toBeNull();
+    const sent = expectCreated(
+      '4.3-R12',
+      await w.send({ from: box0, to: box1, subject: 'Text', text }),
+    );
+    expectAt('4.3-R12', sent.text).toBe(text);
+    expectAt('4.3-R12', sent.html, 'a text body has no HTML part').toBeNull();
+    const copy = await w.delivered(box1);
+    expectAt('4.3-R12', copy.text).toBe(text);
+    expectAt('4.3-R12', copy.html).toBeNull();
   },
   { needs: ['control-plane', 'destructive'] },
 );
 
 rule(
-  ['D-8', '2.6-R2'],
+  ['D-8', '2.6-R2', 'D-21'],
   'puts the preheader, variables filled in, hidden at the start of the HTML part and returns it as preheader',
   async (context) => {
-    const w = await world(context);
+    const w = await world(context, { rule: 'D-8' });
     const [box0, box1] = w.box as [string, string];
     const out = external('pre');
     const base = {
@@ -617,13 +800,15 @@ rule(
     const expected = 'Preview for Ann & co';
     const hidden = (html: string) => {
       const first = /^\s*<([a-z][a-z0-9]*)\b([^>]*)>([\s\S]*?)<\/\1>/i.exec(html);
-      expect(first, `the HTML starts with an element:\n${html}`).not.toBeNull();
+      expectAt('D-8', first, `the HTML starts with an element:\n${html}`).not.toBeNull();
       const [, , attributes, content] = first!;
-      expect(
+      expectAt(
+        'D-8',
         /display\s*:\s*none/i.test(attributes ?? '') || /\bhidden\b/i.test(attributes ?? ''),
         `the first element is hidden: ${first![0]}`,
       ).toBe(true);
-      expect(
+      expectAt(
+        'D-8',
         decodeEntities(content ?? '')
           .replace(/&amp;/g, '&')
           .trim(),
@@ -631,29 +816,31 @@ rule(
       return html.slice(first!.index + first![0].length);
     };
     const md = expectCreated(
+      'D-8',
       await w.send({ ...base, cc: [out], markdown: 'Body **here**' }),
       'Markdown',
     );
-    expect(md.preheader).toBe(expected);
-    expect(hidden(md.html ?? '')).toMatch(/<strong>here<\/strong>/);
+    expectAt('2.6-R2', md.preheader, 'variables fill the preheader').toBe(expected);
+    expectAt('D-8', hidden(md.html ?? '')).toMatch(/<strong>here<\/strong>/);
     const entry = (await w.outbox()).find((e) => e.sentEmailId === md.id);
     const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry!.id)));
     hidden(typeof parsed.html === 'string' ? parsed.html : '');
 
     const html = '<p>Raw</p>';
-    const raw = expectCreated(await w.send({ ...base, html }), 'HTML');
-    expect(raw.preheader).toBe(expected);
-    expect(hidden(raw.html ?? ''), 'the rest is the HTML as given').toBe(html);
+    const raw = expectCreated('D-8', await w.send({ ...base, html }), 'HTML');
+    expectAt('2.6-R2', raw.preheader).toBe(expected);
+    expectAt('D-8', hidden(raw.html ?? ''), 'the rest is the HTML as given').toBe(html);
 
-    const text = expectCreated(await w.send({ ...base, text: 'Just text' }), 'text');
-    expect(text.preheader, 'a text-only message stores the preheader').toBe(expected);
-    expect(text.html, 'and has no HTML part').toBeNull();
-    expect(text.text).toBe('Just text');
+    const text = expectCreated('D-8', await w.send({ ...base, text: 'Just text' }), 'text');
+    expectAt('2.6-R2', text.preheader, 'a text-only message stores the preheader').toBe(expected);
+    expectAt('D-8', text.html, 'and has no HTML part').toBeNull();
+    expectAt('D-8', text.text).toBe('Just text');
 
     const none = expectCreated(
+      'D-8',
       await w.send({ from: box0, to: box1, subject: 'No preheader', markdown: 'x' }),
     );
-    expect(none.preheader).toBeNull();
+    expectAt('D-8', none.preheader).toBeNull();
   },
   { needs: ['control-plane', 'destructive'] },
 );
