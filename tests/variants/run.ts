@@ -73,7 +73,8 @@ if (only !== undefined && variants.length !== only.length) {
 }
 
 const REPORTS = join(REPO_ROOT, 'reports/variants');
-rmSync(REPORTS, { recursive: true, force: true });
+// Only the selected variants' reports are replaced, so runs of other variants may go on alongside.
+for (const variant of variants) rmSync(join(REPORTS, variant.id), { recursive: true, force: true });
 mkdirSync(REPORTS, { recursive: true });
 process.stdout.write(
   `${variants.length} variant(s), targets ${targets.join(' and ')}, --profile quick --seed ${seed}, ${jobs} at a time\n`,
