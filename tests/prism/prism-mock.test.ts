@@ -76,7 +76,7 @@ beforeAll(async () => {
     '--max-rps',
     '0',
   ]);
-}, 330_000);
+}, 720_000);
 
 afterAll(async () => {
   await prism?.stop();

@@ -198,7 +198,7 @@ beforeAll(async () => {
   ]);
   forwarded = requestsUnder(emulator.requests(), '/openapi/v1');
   await prism.flushed();
-}, 400_000);
+}, 780_000);
 
 afterAll(async () => {
   await prism?.stop();
