@@ -32,13 +32,28 @@ function failingChecks(report: JsonReport, ruleId: string): string[] {
     .map((check) => `${check!.behaviour ?? check!.name}: ${firstLine(check!.errors)}`);
 }
 
-/** The first line of a failure that says what went wrong (not a "Rule broken…" heading). */
+/**
+ * The line of a failure that says what went wrong: past its headings ("Rule broken while…",
+ * the rule it is charged to, and their sentences), with the line that follows a colon.
+ */
 export function firstLine(errors: readonly string[]): string {
-  const lines = (errors[0] ?? '').split('\n').map((line) => line.trim());
-  const telling =
-    lines.find((line) => /^(AssertionError|[A-Za-z]*Error)\b|expected /.test(line)) ??
-    lines.find((line) => line !== '' && !line.startsWith('Rule broken while checking'));
-  return (telling ?? '').slice(0, 240);
+  const lines = (errors[0] ?? '').split('\n');
+  const heading = (line: string) =>
+    line.trim() === '' ||
+    /^(Rule broken|Uncharged|Charged|Counted)\b/.test(line) ||
+    /^\s+(?:\d+(?:\.\d+)?-R\d+|D-\d+) \(/.test(line);
+  const end = lines.findIndex((line) => /^\s*Last \d+ HTTP exchange/.test(line));
+  const body = end === -1 ? lines : lines.slice(0, end);
+  const candidates = body.map((line, i) => [line, i] as const).filter(([line]) => !heading(line));
+  const preferred = candidates.find(([line]) =>
+    /expected |does not match|[A-Za-z]*Error\b|got /.test(line),
+  );
+  const index = (preferred ?? candidates[0])?.[1];
+  if (index === undefined) return '';
+  let telling = lines[index]!.trim();
+  const next = lines[index + 1]?.trim();
+  if (telling.endsWith(':') && next !== undefined && next !== '') telling += ` ${next}`;
+  return telling.slice(0, 240);
 }
 
 /**

@@ -209,23 +209,51 @@ function nothingToFail(): RunVerdict {
   };
 }
 
-/** `ok  V-1  departs D-5  in-process: warned D-5, D-12 | live: warned D-5 (4m 3s)` */
+/** At most this many documented failures are shown under a variant's line (all in the .md). */
+const SHOWN_FAILURES = 6;
+
+/**
+ * `ok   V-1   departs D-5   in-process: warned D-5, D-12; strict exit 1 | live: … (4m 3s)`, then,
+ * for a variant judged otherwise, one indented line per problem (documented failures first).
+ */
 function line(outcome: VariantOutcome): string {
   const { variant } = outcome;
   const head = `${conformant(outcome) ? 'ok  ' : 'FAIL'} ${variant.id.padEnd(5)} departs ${variant.departsFrom.padEnd(5)}`;
   const minutes = `${Math.floor(outcome.seconds / 60)}m ${Math.round(outcome.seconds % 60)}s`;
   if (outcome.setup.length > 0)
     return `${head} could not run: ${outcome.setup.join('; ')} (${minutes})`;
+  const details: string[] = [];
   const perTarget = outcome.targets.map((t) => {
-    const warned =
-      t.normal.warned.length > 0 ? `warned ${t.normal.warned.join(', ')}` : 'no warning';
-    const seen = t.normal.warned.includes(variant.departsFrom)
-      ? ''
-      : ` (${variant.departsFrom} not warned)`;
-    const problems = [...t.normal.problems, ...t.strict.problems.map((p) => `strict: ${p}`)];
-    return `${t.target}: ${warned}${seen}${problems.length > 0 ? `\n        ${problems.join('\n        ')}` : ''}`;
+    const parts = [
+      t.normal.warned.length > 0 ? `warned ${t.normal.warned.join(', ')}` : 'no warning',
+    ];
+    if (!t.normal.warned.includes(variant.departsFrom))
+      parts.push(`${variant.departsFrom} not warned`);
+    const documented = t.normal.documentedFailures.map((f) => f.rule);
+    if (documented.length > 0) parts.push(`documented FAILED ${documented.join(', ')}`);
+    parts.push(`strict exit ${t.strictExit ?? '-'}`);
+    for (const failure of t.normal.documentedFailures.slice(0, SHOWN_FAILURES)) {
+      details.push(
+        `${t.target} ${failure.rule}: ${(failure.checks[0] ?? 'no failing check named').slice(0, 300)}`,
+      );
+    }
+    if (documented.length > SHOWN_FAILURES)
+      details.push(
+        `${t.target}: ${documented.length - SHOWN_FAILURES} more documented failures in reports/variants.md`,
+      );
+    const other = [
+      ...t.normal.problems.filter((p) => !p.startsWith('documented rule ')),
+      ...t.strict.problems
+        .filter((p) => !p.startsWith('documented rule '))
+        .map((p) => `strict: ${p}`),
+    ];
+    for (const problem of other) details.push(`${t.target} ${problem.slice(0, 300)}`);
+    return `${t.target}: ${parts.join('; ')}`;
   });
-  return `${head} ${perTarget.join(' | ')} (${minutes})`;
+  return [
+    `${head} ${perTarget.join(' | ')} (${minutes})`,
+    ...details.map((d) => `        ${d}`),
+  ].join('\n');
 }
 
 function renderMarkdown(list: VariantOutcome[]): string {
@@ -238,6 +266,7 @@ function renderMarkdown(list: VariantOutcome[]): string {
     '| Variant | Departs from | Change | Allowed by | Target | Warned (not strict) | --strict exit | Result |',
     '|---|---|---|---|---|---|---|---|',
   ];
+  const details: string[] = [];
   for (const outcome of list) {
     const { variant } = outcome;
     const allowed = variant.allowedBy.map((a) => `${a.section} "${a.quote}"`).join(' ');
@@ -247,10 +276,20 @@ function renderMarkdown(list: VariantOutcome[]): string {
         t === undefined
           ? outcome.setup
           : [...t.normal.problems, ...t.strict.problems.map((p) => `strict: ${p}`)];
+      const result =
+        problems.length === 0 ? 'conformant' : `NOT conformant: ${problems.length} problem(s)`;
       md.push(
-        `| ${variant.id} | ${variant.departsFrom} | ${cell(variant.change)} | ${cell(allowed)} | ${t?.target ?? '-'} | ${t?.normal.warned.join(', ') ?? ''} | ${t?.strictExit ?? ''} | ${problems.length === 0 ? 'conformant' : cell(problems.join('; '))} |`,
+        `| ${variant.id} | ${variant.departsFrom} | ${cell(variant.change)} | ${cell(allowed)} | ${t?.target ?? '-'} | ${t?.normal.warned.join(', ') ?? ''} | ${t?.strictExit ?? ''} | ${result} |`,
       );
+      if (problems.length > 0) {
+        details.push(
+          '',
+          `## ${variant.id} ${t?.target ?? ''}`,
+          '',
+          ...problems.map((p) => `- ${p.replace(/\n/g, ' ')}`),
+        );
+      }
     }
   }
-  return `${md.join('\n')}\n`;
+  return `${[...md, ...details].join('\n')}\n`;
 }
