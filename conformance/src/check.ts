@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { it } from 'vitest';
+import { ChargedFailure, charge, chargedRule } from './charge.ts';
 import { ApiClient, NoAnswer } from './client.ts';
 import { readRunConfig, type Need, type RunConfig } from './config.ts';
 import { replayContextFor } from './curl.ts';
@@ -24,6 +25,12 @@ declare module 'vitest' {
     requests?: number;
     /** fast-check cases it ran. */
     cases?: number;
+    /**
+     * When it failed: the rules its failure was charged to (`expectAt`/`chargeTo`, charge.ts),
+     * as the failure named them; absent when it named none. summary.ts decides what that
+     * means (an undeclared rule, or none, charges every rule of the check).
+     */
+    chargedRules?: string[];
   }
 }
 
@@ -122,7 +129,10 @@ export function rule(
         await body({ api, target, validator, run, property });
         expectSentSomething(counts.requests, `the check "${behaviour}"`);
       } catch (error) {
-        if (error instanceof SafetyRefusal) context.skip(`the suite refused: ${error.message}`);
+        const cause = uncharged(error);
+        if (cause instanceof SafetyRefusal) context.skip(`the suite refused: ${cause.message}`);
+        const charged = chargedRule(error);
+        if (charged !== undefined) context.task.meta.chargedRules = [charged];
         throw explainFailure(error, rules, behaviour, log, target, run, needs);
       } finally {
         context.task.meta.requests = counts.requests;
@@ -142,7 +152,25 @@ function explainFailure(
   needs: Need[],
 ): unknown {
   if (!(error instanceof Error)) return error;
-  const ruleLines = rules.map((r) => `  ${r.id} (§${r.section}, ${r.source}): "${r.sentence}"`);
+  const ruleLine = (r: Rule) => `  ${r.id} (§${r.section}, ${r.source}): "${r.sentence}"`;
+  const charged = chargedRule(error);
+  const chargedTo = rules.find((r) => r.id === charged);
+  const others = rules.filter((r) => r !== chargedTo);
+  const ruleLines =
+    chargedTo !== undefined
+      ? [
+          'Charged to (the rule the failing assertion checks):',
+          ruleLine(chargedTo),
+          ...(others.length === 0
+            ? []
+            : [`Not reached (the check stopped here): ${others.map((r) => r.id).join(', ')}`]),
+        ]
+      : [
+          charged === undefined
+            ? 'Uncharged (the failure named no rule), so counted against every rule of the check:'
+            : `Charged to ${charged}, which this check does not declare (a problem with the suite), so counted against every rule of the check:`,
+          ...rules.map(ruleLine),
+        ];
   const recent = log.slice(-3);
   const exchangeLines = replayExchanges(log, 3, replayContextFor(target, run.replayFiles));
   const targetFlags = replayTargetFlags(target, needs);
@@ -184,11 +212,12 @@ async function checkProperty<T>(
   predicate: (value: T) => Promise<void>,
 ): Promise<void> {
   // A refusal of the suite (safety.ts) is not a counterexample: stop trying cases and skip.
-  let refusal: SafetyRefusal | undefined;
+  let refusal: unknown;
   // A request that got no answer is the finding itself. Shrinking would wait the whole
   // --request-timeout again for every smaller case that hangs, so every later case passes
   // untried: fast-check then keeps the case that hung, and its exchanges stay in the log.
   let hang: { error: NoAnswer; value: T } | undefined;
+  let hangCharge: string | undefined;
   const sentBefore = counts.requests;
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => {
@@ -197,9 +226,11 @@ async function checkProperty<T>(
       try {
         await predicate(value);
       } catch (error) {
-        if (error instanceof SafetyRefusal) refusal = error;
-        else if (error instanceof NoAnswer) {
-          hang = { error, value };
+        const cause = uncharged(error);
+        if (cause instanceof SafetyRefusal) refusal = error;
+        else if (cause instanceof NoAnswer) {
+          hang = { error: cause, value };
+          hangCharge = chargedRule(error);
           throw error;
         } else throw error;
       }
@@ -208,8 +239,11 @@ async function checkProperty<T>(
   counts.cases += details.numRuns;
   if (refusal !== undefined) throw refusal;
   if (hang !== undefined) {
-    throw new Error(
-      `${hang.error.message}\n\nThe case that hung (not shrunk, not re-run: each try would wait the whole timeout; replay with seed ${details.seed}):\n${fc.stringify(hang.value)}`,
+    throw chargedAs(
+      hangCharge,
+      new Error(
+        `${hang.error.message}\n\nThe case that hung (not shrunk, not re-run: each try would wait the whole timeout; replay with seed ${details.seed}):\n${fc.stringify(hang.value)}`,
+      ),
     );
   }
   if (!details.failed) {
@@ -218,8 +252,14 @@ async function checkProperty<T>(
       `a property of ${details.numRuns} generated case(s)`,
     );
   }
+  // The shrunk case's failure names the rule it broke; the property's failure keeps that charge.
+  const shrunkCharge = chargedRule(details.errorInstance);
   if (!details.failed || details.counterexample === null) {
-    if (details.failed) throw new Error(fc.defaultReportMessage(details) ?? 'the property failed');
+    if (details.failed)
+      throw chargedAs(
+        shrunkCharge,
+        new Error(fc.defaultReportMessage(details) ?? 'the property failed'),
+      );
     return;
   }
   const [counterexample] = details.counterexample;
@@ -232,5 +272,18 @@ async function checkProperty<T>(
   } catch (error) {
     recheck = `Re-checked after shrinking: the shrunk case still fails:\n${error instanceof Error ? error.message : String(error)}`;
   }
-  throw new Error(`${fc.defaultReportMessage(details) ?? 'the property failed'}\n\n${recheck}`);
+  throw chargedAs(
+    shrunkCharge,
+    new Error(`${fc.defaultReportMessage(details) ?? 'the property failed'}\n\n${recheck}`),
+  );
+}
+
+/** `error` charged to `ruleId`, or left uncharged when there is none. */
+function chargedAs(ruleId: string | undefined, error: Error): Error {
+  return ruleId === undefined ? error : charge(ruleId, error);
+}
+
+/** What was thrown, under its charge: a refusal or a hang charged to a rule is still one. */
+function uncharged(error: unknown): unknown {
+  return error instanceof ChargedFailure ? error.original : error;
 }

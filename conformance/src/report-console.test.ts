@@ -20,7 +20,9 @@ function test(state: TestOutcome['state'], extra: Partial<TestOutcome> = {}): Te
   };
 }
 
+/** A rule's result; each test names the rule, as summarize() attaches only tests that do. */
 function result(r: Rule, status: RuleStatus, tests: TestOutcome[]): RuleResult {
+  for (const t of tests) if (!t.rules.includes(r.id)) t.rules.push(r.id);
   return { rule: r, status, tests };
 }
 
@@ -34,7 +36,9 @@ function summary(results: RuleResult[], overrides: Partial<Summary> = {}): Summa
     coverage: { checked: 0, total: 0, documented: [0, 0], decided: [0, 0], untestable: 0 },
     problems: [],
     skipped: [],
+    uncharged: [],
     refusals: [],
+    warnings: [],
     exitCode: 0,
     ...overrides,
   };
@@ -73,7 +77,8 @@ describe('formatConsoleReport', () => {
     expect(out).toContain('  FAIL 4.1-R1   Sentence of 4.1-R1.  (2 checks)');
     const at = out.indexOf('FAIL 4.1-R1 in conformance/checks/mailboxes.check.ts');
     expect(at).toBeGreaterThan(0);
-    expect(out.slice(at + 1, at + 3)).toEqual([
+    expect(out.slice(at + 1, at + 4)).toEqual([
+      '    uncharged (no assertion named its rule): counted against every rule of the check (4.1-R1)',
       '    expected 200, got 500',
       '      replay: curl -i -X GET x',
     ]);
@@ -326,11 +331,11 @@ describe('formatConsoleReport', () => {
     );
     const at = refused.findIndex((l) => l.startsWith('Not certified'));
     expect(refused[at]).toBe(
-      'Not certified: --profile certify allows no skipped check and no warning, and found 1:',
+      'Not certified: --profile certify allows no skipped check and no rule left unverified, and found 1:',
     );
     expect(refused[at + 1]).toBe('  skipped a.check.ts "x": needs y');
     expect(refused.at(-2)).toBe(
-      'Result: NOT certified: no rule failed, but 1 skip(s) or warning(s)',
+      'Result: NOT certified: no rule failed, but 1 skip(s) or unverified rule(s)',
     );
     const certified = formatConsoleReport(summary([]), { ...FACTS, profile: 'certify' });
     expect(
@@ -338,5 +343,73 @@ describe('formatConsoleReport', () => {
         'Result: certified: every checked rule passed, nothing skipped, no warning\n',
       ),
     ).toBe(true);
+  });
+
+  it('under certify, lists decided-rule warnings in the verdict and stays certified', () => {
+    const drift = test('failed', { chargedRules: ['D-2'], errors: ['drift'] });
+    const report = formatConsoleReport(
+      summary([
+        result(rule('1-R1', '1'), 'pass', [test('passed')]),
+        result(rule('D-2', '4.1', 'decided'), 'warn', [drift]),
+      ]),
+      { ...FACTS, profile: 'certify' },
+    );
+    expect(
+      report.endsWith(
+        'Result: certified: every documented rule passed, nothing skipped; 1 warning on decided rules (D-2; --strict makes them failures)\n',
+      ),
+    ).toBe(true);
+    expect(lines(report)).toContain('WARN D-2 in conformance/checks/a.check.ts');
+    expect(lines(report)).toContain('    charged to D-2');
+  });
+});
+
+describe('failures charged to one rule (issue 14 item 2)', () => {
+  it('lists a failed check under the rule it was charged to only, naming the rules it did not reach', () => {
+    const replies = test('failed', {
+      name: 'replies',
+      rules: ['4.7-R1', 'D-22'],
+      chargedRules: ['D-22'],
+      errors: ['subject drift'],
+    });
+    const report = formatConsoleReport(
+      summary([
+        result(rule('4.7-R1', '4.7'), 'skip', [replies]),
+        result(rule('D-22', '4.7', 'decided'), 'warn', [replies]),
+      ]),
+      FACTS,
+    );
+    const out = lines(report);
+    expect(out).toContain(
+      '  SKIP 4.7-R1   Sentence of 4.7-R1.  [skipped: not reached: its check "replies" failed on D-22 first]',
+    );
+    const at = out.indexOf('WARN D-22 in conformance/checks/a.check.ts');
+    expect(at).toBeGreaterThan(0);
+    expect(out[at + 1]).toBe('    charged to D-22; not reached: 4.7-R1');
+    expect(report).not.toContain('FAIL 4.7-R1');
+    expect(report).toContain(
+      '  1 check (1 rule left unchecked): not reached: its check "replies" failed on D-22 first',
+    );
+  });
+
+  it('lists failures that named no rule apart, with the rules each was charged to', () => {
+    const crash = test('failed', {
+      name: 'crashes',
+      rules: ['1-R1', '1-R2'],
+      errors: ['ECONNRESET'],
+    });
+    const report = formatConsoleReport(
+      summary(
+        [result(rule('1-R1', '1'), 'fail', [crash]), result(rule('1-R2', '1'), 'fail', [crash])],
+        {
+          uncharged: [{ file: crash.file, name: 'crashes', rules: ['1-R1', '1-R2'] }],
+          exitCode: 1,
+        },
+      ),
+      FACTS,
+    );
+    expect(lines(report)).toContain('FAIL 1-R1, FAIL 1-R2 in conformance/checks/a.check.ts');
+    expect(report).toContain('Uncharged failures: 1 failed check(s) named no rule');
+    expect(lines(report)).toContain('  conformance/checks/a.check.ts "crashes": 1-R1, 1-R2');
   });
 });

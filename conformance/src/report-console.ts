@@ -1,5 +1,7 @@
 import {
   STATUS_LABEL as LABEL,
+  chargeText,
+  failedChecks,
   formatCount,
   groupOf,
   headline,
@@ -27,32 +29,37 @@ export function formatConsoleReport(summary: Summary, facts: RunFacts): string {
       `  ${LABEL[result.status]} ${result.rule.id.padEnd(8)} ${shorten(result.rule.sentence, 88)}${detail(result)}`,
     );
   }
-  // Each failed check once, however many rules it verifies.
-  const failedTests = new Map<string, { test: TestOutcome; rules: RuleResult[] }>();
-  for (const result of summary.results.filter((r) => r.status === 'fail' || r.status === 'warn')) {
-    for (const test of result.tests.filter((t) => t.state === 'failed')) {
-      const key = `${test.file}\u0000${test.name}`;
-      const entry = failedTests.get(key) ?? { test, rules: [] };
-      entry.rules.push(result);
-      failedTests.set(key, entry);
-    }
-  }
+  // Each failed check once, labelled with the rules its failure was charged to.
+  const failedTests = failedChecks(summary);
   if (failedTests.size > 0) {
     lines.push(
       '',
-      'Failures (WARN: a decided rule; a deployment may have chosen otherwise, see spec/DECISIONS.md)',
+      'Failures, each charged to the rule its failing assertion checks (WARN: a decided rule; a deployment may have chosen otherwise, see spec/DECISIONS.md)',
     );
     for (const { test, rules } of failedTests.values()) {
       const labels = rules.map((r) => `${LABEL[r.status]} ${r.rule.id}`).join(', ');
-      lines.push('', `${labels} in ${test.file}`, ...test.errors.map(indent));
+      const notReached = test.rules.filter((id) => !rules.some((r) => r.rule.id === id));
+      lines.push(
+        '',
+        `${labels} in ${test.file}`,
+        `    ${chargeText(test)}${notReached.length === 0 ? '' : `; not reached: ${notReached.join(', ')}`}`,
+        ...test.errors.map(indent),
+      );
     }
+  }
+  if (summary.uncharged.length > 0) {
+    lines.push(
+      '',
+      `Uncharged failures: ${summary.uncharged.length} failed check(s) named no rule (a crash, a network failure, or an assertion without expectAt/chargeTo), so each counts against every rule it names:`,
+      ...summary.uncharged.map((u) => `  ${u.file} "${u.name}": ${u.rules.join(', ')}`),
+    );
   }
   if (summary.problems.length > 0)
     lines.push('', 'Problems with the suite itself:', ...summary.problems.map((p) => `  ${p}`));
   if (summary.refusals.length > 0) {
     lines.push(
       '',
-      `Not certified: --profile certify allows no skipped check and no warning, and found ${summary.refusals.length}:`,
+      `Not certified: --profile certify allows no skipped check and no rule left unverified, and found ${summary.refusals.length}:`,
       ...summary.refusals.map((r) => `  ${r}`),
     );
   }
@@ -106,16 +113,23 @@ export function closingLines(summary: Summary, facts: RunFacts): string[] {
  */
 function resultLine(summary: Summary, facts: RunFacts, run: RunCoverage): string {
   if (summary.exitCode === 0) {
+    const warned = summary.results.filter((r) => r.status === 'warn').map((r) => r.rule.id);
+    const warnings =
+      warned.length === 0
+        ? ''
+        : `; ${plural(warned.length, 'warning')} on decided rules (${warned.join(', ')}; --strict makes them failures)`;
     if (facts.profile === 'certify')
-      return 'Result: certified: every checked rule passed, nothing skipped, no warning';
+      return warned.length === 0
+        ? 'Result: certified: every checked rule passed, nothing skipped, no warning'
+        : `Result: certified: every documented rule passed, nothing skipped${warnings}`;
     return run.skipped === 0
-      ? 'Result: conformant for every checked rule'
-      : `Result: conformant for the ${plural(run.checked, 'rule')} checked; ${run.skipped} skipped`;
+      ? `Result: conformant for every checked rule${warnings}`
+      : `Result: conformant for the ${plural(run.checked, 'rule')} checked; ${run.skipped} skipped${warnings}`;
   }
   if (summary.nothingChecked !== undefined)
     return `Result: NOT conformant: nothing was checked (${summary.nothingChecked})`;
   if (summary.counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0)
-    return `Result: NOT certified: no rule failed, but ${summary.refusals.length} skip(s) or warning(s)`;
+    return `Result: NOT certified: no rule failed, but ${summary.refusals.length} skip(s) or unverified rule(s)`;
   return 'Result: NOT conformant';
 }
 

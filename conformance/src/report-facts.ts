@@ -1,6 +1,14 @@
 import type { ProfileName } from './config.ts';
 import type { Rule } from './rules.ts';
-import type { RuleResult, RuleStatus, Summary, TestOutcome } from './summary.ts';
+import {
+  chargeOf,
+  failedOn,
+  notReachedReasons,
+  type RuleResult,
+  type RuleStatus,
+  type Summary,
+  type TestOutcome,
+} from './summary.ts';
 
 /** What every report says about the run beside the per-rule results. */
 export interface RunFacts {
@@ -64,9 +72,57 @@ export function groupResults(results: readonly RuleResult[]): [string, RuleResul
   return [...groups];
 }
 
-/** Why a rule was skipped: the distinct reasons of its tests. */
+/**
+ * Why a rule was skipped: the distinct reasons of its skipped tests, and of each check that
+ * failed on another rule before reaching it.
+ */
 export function skipReasons(result: RuleResult): string[] {
-  return [...new Set(result.tests.map((t) => t.skipReason ?? 'skipped'))];
+  return [
+    ...new Set([
+      ...result.tests.filter((t) => t.state === 'skipped').map((t) => t.skipReason ?? 'skipped'),
+      ...notReachedReasons(result),
+    ]),
+  ];
+}
+
+/** The failed checks whose failure was charged to this rule (its FAIL or WARN). */
+export function chargingTests(result: RuleResult): TestOutcome[] {
+  return result.tests.filter((t) => failedOn(t, result.rule.id));
+}
+
+/**
+ * Each failed check once, in the order of the rules, with the results of the rules its failure
+ * was charged to (the FAIL and WARN lines it accounts for).
+ */
+export function failedChecks(
+  summary: Summary,
+): Map<TestOutcome, { test: TestOutcome; rules: RuleResult[] }> {
+  const failed = new Map<TestOutcome, { test: TestOutcome; rules: RuleResult[] }>();
+  for (const result of summary.results.filter((r) => r.status === 'fail' || r.status === 'warn')) {
+    for (const test of chargingTests(result)) {
+      const entry = failed.get(test) ?? { test, rules: [] };
+      entry.rules.push(result);
+      failed.set(test, entry);
+    }
+  }
+  return failed;
+}
+
+/**
+ * What a failed check's failure was charged to, in words: `charged to D-22`, `uncharged:
+ * counted against every rule of the check (4.3-R1, D-22)`, or the undeclared rule it named.
+ */
+export function chargeText(test: TestOutcome): string {
+  const charge = chargeOf(test);
+  if (charge === undefined) return '';
+  switch (charge.kind) {
+    case 'rule':
+      return `charged to ${charge.rules.join(', ')}`;
+    case 'uncharged':
+      return `uncharged (no assertion named its rule): counted against every rule of the check (${charge.rules.join(', ')})`;
+    case 'undeclared':
+      return `charged to ${charge.undeclared!.join(', ')}, which the check does not declare: counted against every rule of the check (${charge.rules.join(', ')})`;
+  }
 }
 
 /** What this run checked, against the whole catalogue (conformance/rules.yaml). */
@@ -138,9 +194,18 @@ export function skipReasonCounts(summary: Summary): SkipReasonCount[] {
     byReason.set(skipped.reason, entry);
   }
   for (const result of summary.results.filter((r) => r.status === 'skip')) {
-    for (const reason of skipReasons(result)) {
+    const fromSkips = new Set(
+      result.tests.filter((t) => t.state === 'skipped').map((t) => t.skipReason ?? 'skipped'),
+    );
+    for (const reason of fromSkips) {
       const entry = byReason.get(reason);
       if (entry !== undefined) entry.rules += 1;
+    }
+    // A check that failed on another rule first: one reason per such check.
+    for (const reason of notReachedReasons(result)) {
+      const entry = byReason.get(reason) ?? { reason, checks: 1, rules: 0 };
+      entry.rules += 1;
+      byReason.set(reason, entry);
     }
   }
   return [...byReason.values()].sort((a, b) => b.checks - a.checks || b.rules - a.rules);

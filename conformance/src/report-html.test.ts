@@ -35,7 +35,9 @@ describe('formatHtmlReport', () => {
     expect(html).toContain('<tr><th>Generated cases</th><td>250</td></tr>');
     expect(html).toContain('<tr><th>Time</th><td>12.3 s</td></tr>');
     expect(html).toContain('<tr><th>Seed</th><td>42</td></tr>');
-    expect(html).toContain('<tr><th>Decided rules</th><td>warn when they fail</td></tr>');
+    expect(html).toContain(
+      '<tr><th>Decided rules</th><td>warn when they fail (--strict makes them failures)</td></tr>',
+    );
   });
 
   it('counts in its coverage bars the rules this run checked, documented and decided apart', () => {
@@ -151,12 +153,26 @@ describe('formatHtmlReport', () => {
   });
 
   it('says certified, or lists why not, under --profile certify', () => {
-    const certified = formatHtmlReport(sampleSummary({ exitCode: 0, problems: [] }), {
+    const clean = sampleSummary();
+    const certified = formatHtmlReport(
+      {
+        ...clean,
+        results: clean.results.filter((r) => r.status === 'pass'),
+        counts: { pass: 2, fail: 0, warn: 0, skip: 0, unchecked: 0 },
+        exitCode: 0,
+        problems: [],
+      },
+      { ...SAMPLE_FACTS, profile: 'certify' },
+    );
+    expect(certified).toContain(
+      'Certified: every checked rule passed, nothing skipped, no warning',
+    );
+    const warned = formatHtmlReport(sampleSummary({ exitCode: 0, problems: [] }), {
       ...SAMPLE_FACTS,
       profile: 'certify',
     });
-    expect(certified).toContain(
-      'Certified: every checked rule passed, nothing skipped, no warning',
+    expect(warned).toContain(
+      'Certified: every documented rule passed, nothing skipped; 1 warning on decided rules (--strict makes them failures)',
     );
     const refused = formatHtmlReport(sampleSummary({ refusals: ['skipped a "b": <c>'] }), {
       ...SAMPLE_FACTS,

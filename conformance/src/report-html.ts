@@ -1,5 +1,7 @@
 import {
   STATUS_LABEL,
+  chargeText,
+  failedChecks,
   formatCount,
   groupResults,
   headline,
@@ -10,7 +12,7 @@ import {
   type RunCoverage,
   type RunFacts,
 } from './report-facts.ts';
-import type { RuleResult, Summary, TestOutcome } from './summary.ts';
+import type { RuleResult, Summary } from './summary.ts';
 
 /**
  * `report.html`: one self-contained page (inline CSS, no script, no font, no image, and a
@@ -42,7 +44,7 @@ ${row('Target', facts.target)}
 ${row('Profile', facts.profile ?? 'full')}
 ${row('Seed', String(facts.seed))}
 ${row('Runs per property', String(facts.numRuns))}
-${row('Decided rules', facts.strict ? 'fail the run (strict)' : facts.targetKind === 'live' ? 'warn when they fail' : 'fail the run')}
+${row('Decided rules', facts.strict ? 'fail the run (strict)' : 'warn when they fail (--strict makes them failures)')}
 ${facts.shard === undefined ? '' : row('Shard', `${facts.shard} (rules checked only in other shards show as without a check)`)}
 ${facts.startedAt === undefined ? '' : row('Started', facts.startedAt)}
 </table>
@@ -62,13 +64,13 @@ ${bar('All rules', run.checked, run.total)}
 ${bar('Documented (the service document)', ...run.documented)}
 ${bar('Decided (spec/DECISIONS.md)', ...run.decided)}
 <p class="note">The suite has a check for ${coverage.checked} of ${coverage.total} rules (documented ${coverage.documented[0]}/${coverage.documented[1]}, decided ${coverage.decided[0]}/${coverage.decided[1]}; ${coverage.untestable} marked untestable).</p>
-${skipReasonList(summary)}${refusals(summary)}${failures(summary)}${skipped(summary)}${problems(summary)}
+${skipReasonList(summary)}${refusals(summary)}${failures(summary)}${uncharged(summary)}${skipped(summary)}${problems(summary)}
 <h2>Documented rules</h2>
 ${groupResults(documented)
   .map(([group, results]) => ruleTable(group, results))
   .join('\n')}
 <h2>Decided rules</h2>
-<p>Choices of spec/DECISIONS.md where the service document is silent. Against a live target a failed decided rule is a warning unless --strict.</p>
+<p>Choices of spec/DECISIONS.md where the service document is silent. A failed decided rule is a warning unless --strict, in process as on a live target.</p>
 ${decided.length === 0 ? '<p>None.</p>' : ruleTable('Decided (spec/DECISIONS.md)', decided)}
 </body>
 </html>
@@ -81,19 +83,28 @@ ${decided.length === 0 ? '<p>None.</p>' : ruleTable('Decided (spec/DECISIONS.md)
  */
 function verdictOf(summary: Summary, facts: RunFacts, run: RunCoverage): [string, string] {
   if (summary.exitCode === 0) {
+    const warned = run.warned;
+    const warnings =
+      warned === 0
+        ? ''
+        : `; ${warned} warning${warned === 1 ? '' : 's'} on decided rules (--strict makes them failures)`;
     if (facts.profile === 'certify')
-      return ['Certified: every checked rule passed, nothing skipped, no warning', 'ok'];
-    return run.skipped === 0
+      return warned === 0
+        ? ['Certified: every checked rule passed, nothing skipped, no warning', 'ok']
+        : [`Certified: every documented rule passed, nothing skipped${warnings}`, 'partial'];
+    return run.skipped === 0 && warned === 0
       ? ['Conformant for every checked rule', 'ok']
-      : [
-          `Conformant for the ${run.checked} rule${run.checked === 1 ? '' : 's'} checked; ${run.skipped} skipped`,
-          'partial',
-        ];
+      : run.skipped === 0
+        ? [`Conformant for every checked rule${warnings}`, 'partial']
+        : [
+            `Conformant for the ${run.checked} rule${run.checked === 1 ? '' : 's'} checked; ${run.skipped} skipped${warnings}`,
+            'partial',
+          ];
   }
   if (summary.nothingChecked !== undefined)
     return [`NOT conformant: nothing was checked (${summary.nothingChecked})`, 'bad'];
   return summary.counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0
-    ? ['NOT certified: no rule failed, but checks were skipped or rules warned', 'bad']
+    ? ['NOT certified: no rule failed, but checks were skipped or rules left unverified', 'bad']
     : ['NOT conformant', 'bad'];
 }
 
@@ -165,22 +176,28 @@ function ruleTable(group: string, results: RuleResult[]): string {
 }
 
 function failures(summary: Summary): string {
-  const failed = new Map<TestOutcome, RuleResult[]>();
-  for (const result of summary.results.filter((r) => r.status === 'fail' || r.status === 'warn')) {
-    for (const test of result.tests.filter((t) => t.state === 'failed')) {
-      failed.set(test, [...(failed.get(test) ?? []), result]);
-    }
-  }
+  const failed = failedChecks(summary);
   if (failed.size === 0) return '';
-  const items = [...failed].map(([test, results]) => {
+  const items = [...failed.values()].map(({ test, rules: results }) => {
     const labels = results
       .map(
         (r) => `<span class="badge ${r.status}">${STATUS_LABEL[r.status]}</span> ${esc(r.rule.id)}`,
       )
       .join(' ');
-    return `<details open><summary>${labels} ${esc(test.behaviour ?? test.name)} <span class="note">(${esc(test.file)})</span></summary>\n${test.errors.map((e) => `<pre>${esc(plainText(e))}</pre>`).join('\n')}\n</details>`;
+    const notReached = test.rules.filter((id) => !results.some((r) => r.rule.id === id));
+    const charge = `${chargeText(test)}${notReached.length === 0 ? '' : `; not reached: ${notReached.join(', ')}`}`;
+    return `<details open><summary>${labels} ${esc(test.behaviour ?? test.name)} <span class="note">(${esc(test.file)})</span></summary>\n<p class="note">${esc(charge)}</p>\n${test.errors.map((e) => `<pre>${esc(plainText(e))}</pre>`).join('\n')}\n</details>`;
   });
-  return `<h2>Failures and warnings</h2>\n<p class="note">WARN: a decided rule; a deployment may have chosen otherwise (spec/DECISIONS.md).</p>\n${items.join('\n')}\n`;
+  return `<h2>Failures and warnings</h2>\n<p class="note">Each failure is charged to the rule its failing assertion checks. WARN: a decided rule; a deployment may have chosen otherwise (spec/DECISIONS.md).</p>\n${items.join('\n')}\n`;
+}
+
+function uncharged(summary: Summary): string {
+  if (summary.uncharged.length === 0) return '';
+  const rows = summary.uncharged.map(
+    (u) =>
+      `<tr><td>${esc(u.file)}</td><td>${esc(u.name)}</td><td>${esc(u.rules.join(', '))}</td></tr>`,
+  );
+  return `<h2>Uncharged failures</h2>\n<p class="note">These failures named no rule (a crash, a network failure, or an assertion without expectAt/chargeTo), so each counts against every rule of its check.</p>\n<table>\n<tr><th>File</th><th>Check</th><th>Rules charged</th></tr>\n${rows.join('\n')}\n</table>\n`;
 }
 
 function skipped(summary: Summary): string {
@@ -193,7 +210,7 @@ function skipped(summary: Summary): string {
 
 function refusals(summary: Summary): string {
   if (summary.refusals.length === 0) return '';
-  return `<h2>Not certified</h2>\n<p>--profile certify allows no skipped check and no warning.</p>\n<ul>\n${summary.refusals.map((r) => `<li>${esc(r)}</li>`).join('\n')}\n</ul>\n`;
+  return `<h2>Not certified</h2>\n<p>--profile certify allows no skipped check and no rule left unverified.</p>\n<ul>\n${summary.refusals.map((r) => `<li>${esc(r)}</li>`).join('\n')}\n</ul>\n`;
 }
 
 function problems(summary: Summary): string {

@@ -55,6 +55,17 @@ describe('formatJsonReport', () => {
     expect(report.checks).toHaveLength(4);
   });
 
+  it('says for each failed check what its failure was charged to and which rules it did not reach', () => {
+    const drift = report.checks.find((c) => c.rules.includes('D-2'))!;
+    expect(drift).toMatchObject({ charge: 'rule', chargedTo: ['D-2'], notReached: [] });
+    expect(report.checks[0]).toMatchObject({ charge: null, chargedTo: null, notReached: [] });
+    expect(report.uncharged).toEqual([]);
+    const crash = { file: 'c.check.ts', name: 'crashes', rules: ['4.3-R1'] };
+    const withUncharged = buildJsonReport(sampleSummary({ uncharged: [crash] }), SAMPLE_FACTS);
+    expect(valid(JSON.parse(JSON.stringify(withUncharged)))).toEqual([]);
+    expect(withUncharged.uncharged).toEqual([crash]);
+  });
+
   it('keeps documented and decided rules apart in the counts', () => {
     expect(report.bySource).toEqual({
       documented: { pass: 2, fail: 1, warn: 0, skip: 1, unchecked: 1 },

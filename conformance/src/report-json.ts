@@ -1,7 +1,21 @@
 import type { Need, ProfileName } from './config.ts';
-import { headline, plainText, runCoverage, skipReasons, type RunFacts } from './report-facts.ts';
+import {
+  chargingTests,
+  headline,
+  plainText,
+  runCoverage,
+  skipReasons,
+  type RunFacts,
+} from './report-facts.ts';
 import type { RuleSource } from './rules.ts';
-import type { RuleStatus, Summary, TestOutcome } from './summary.ts';
+import {
+  chargeOf,
+  type Charge,
+  type RuleStatus,
+  type Summary,
+  type TestOutcome,
+  type UnchargedFailure,
+} from './summary.ts';
 
 /**
  * `report.json`: the whole run for programs, in the shape conformance/report.schema.json
@@ -56,8 +70,11 @@ export interface JsonReport {
   };
   rules: JsonRule[];
   checks: JsonCheck[];
+  /** Decided rules that warned, each with the failures charged to it. */
   warnings: { rule: string; sentence: string; errors: string[] }[];
   skipped: { file: string; name: string; rules: string[]; reason: string }[];
+  /** Failed checks whose failure named no rule: each charged to every rule it names. */
+  uncharged: UnchargedFailure[];
   problems: string[];
 }
 
@@ -87,6 +104,12 @@ export interface JsonCheck {
   state: TestOutcome['state'];
   skipReason: string | null;
   errors: string[];
+  /** How a failure was charged (summary.ts `Charge`); null unless failed. */
+  charge: Charge['kind'] | null;
+  /** The rules a failure counts against; null unless failed. */
+  chargedTo: string[] | null;
+  /** Rules of a failed check its failure was not charged to: not verified by it. */
+  notReached: string[];
   requests: number;
   cases: number;
   durationMs: number;
@@ -185,14 +208,16 @@ export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
       .map((r) => ({
         rule: r.rule.id,
         sentence: r.rule.sentence,
-        errors: r.tests.flatMap((t) => (t.state === 'failed' ? t.errors.map(plainText) : [])),
+        errors: chargingTests(r).flatMap((t) => t.errors.map(plainText)),
       })),
     skipped: summary.skipped.map((s) => ({ ...s, rules: [...s.rules] })),
+    uncharged: summary.uncharged.map((u) => ({ ...u, rules: [...u.rules] })),
     problems: summary.problems,
   };
 }
 
 function jsonCheck(test: TestOutcome): JsonCheck {
+  const charge = chargeOf(test);
   return {
     file: test.file,
     name: test.name,
@@ -202,6 +227,9 @@ function jsonCheck(test: TestOutcome): JsonCheck {
     state: test.state,
     skipReason: test.state === 'skipped' ? (test.skipReason ?? 'skipped') : null,
     errors: test.errors.map(plainText),
+    charge: charge?.kind ?? null,
+    chargedTo: charge?.rules ?? null,
+    notReached: charge === undefined ? [] : test.rules.filter((id) => !charge.rules.includes(id)),
     requests: test.requests ?? 0,
     cases: test.cases ?? 0,
     durationMs: Math.round(test.durationMs ?? 0),

@@ -66,6 +66,7 @@ describe('formatJUnitReport', () => {
       'Rule broken while checking that it refuses "bad" <input> & more:',
     );
     expect(failure.type).toBe('documented');
+    expect(failure['#text']).toMatch(/^charged to 4\.3-R1\n/);
     expect(failure['#text']).toContain('expected 400, got 200 \ufffdbell');
     expect(failure['#text']).toContain(`--data-binary '{"to":"a@b.test"}'`);
   });

@@ -1,13 +1,20 @@
-import { groupResults, skipReasons, type RunFacts } from './report-facts.ts';
+import {
+  chargeText,
+  chargingTests,
+  groupResults,
+  skipReasons,
+  type RunFacts,
+} from './report-facts.ts';
 import type { RuleResult, Summary } from './summary.ts';
 
 /**
  * The JUnit XML report (`junit.xml`), for CI systems that show test results: one <testsuite>
  * per section of the service document (and one for the decided rules, kept apart), one
  * <testcase> per rule with classname = that section and name = "<id> <sentence>". A failed
- * rule carries <failure> with the failure text; a skipped or unchecked rule <skipped> with
- * the reason; a warning (a decided rule failed on a live target) passes with the text in
- * <system-out>. Problems with the suite itself are <error>s of one more suite.
+ * rule carries <failure> with the text of each failure charged to it (one assertion, one
+ * rule: a check that failed on another rule does not fail this one); a skipped or unchecked
+ * rule <skipped> with the reason (a rule its check never reached is skipped); a warning (a
+ * decided rule failed, without --strict) passes with the text in <system-out>. Problems with the suite itself are <error>s of one more suite.
  */
 export function formatJUnitReport(summary: Summary, facts: RunFacts): string {
   const suites = groupResults(summary.results).map(([group, results]) =>
@@ -47,7 +54,9 @@ function suite(group: string, results: RuleResult[], facts: RunFacts): SuiteXml 
     const ms = result.tests.reduce((sum, t) => sum + (t.durationMs ?? 0), 0);
     timeMs += ms;
     const open = `    <testcase classname="${attr(group)}" name="${attr(`${result.rule.id} ${result.rule.sentence}`)}" time="${seconds(ms)}"`;
-    const errors = result.tests.flatMap((t) => (t.state === 'failed' ? t.errors : []));
+    const charged = chargingTests(result);
+    const errors = charged.flatMap((t) => t.errors);
+    const texts = charged.map((t) => `${chargeText(t)}\n\n${t.errors.join('\n\n')}`);
     switch (result.status) {
       case 'pass':
         return `${open}/>`;
@@ -55,13 +64,13 @@ function suite(group: string, results: RuleResult[], facts: RunFacts): SuiteXml 
         failures += 1;
         return [
           `${open}>`,
-          `      <failure message="${attr(firstLine(errors) ?? 'failed')}" type="${result.rule.source}">${text(errors.join('\n\n'))}</failure>`,
+          `      <failure message="${attr(firstLine(errors) ?? 'failed')}" type="${result.rule.source}">${text(texts.join('\n\n'))}</failure>`,
           '    </testcase>',
         ].join('\n');
       case 'warn':
         return [
           `${open}>`,
-          `      <system-out>${text(`WARN: a decided rule failed; a deployment may have chosen otherwise (spec/DECISIONS.md); --strict makes this a failure.\n\n${errors.join('\n\n')}`)}</system-out>`,
+          `      <system-out>${text(`WARN: a decided rule failed; a deployment may have chosen otherwise (spec/DECISIONS.md); --strict makes this a failure.\n\n${texts.join('\n\n')}`)}</system-out>`,
           '    </testcase>',
         ].join('\n');
       case 'skip':

@@ -54,6 +54,7 @@ export function sampleSummary(overrides: Partial<Summary> = {}): Summary {
   const broken = check('4.3-R1: refuses "bad" <input> & more', 'failed', {
     rules: ['4.3-R1'],
     needs: ['control-plane', 'destructive'],
+    chargedRules: ['4.3-R1'],
     errors: [
       `Rule broken while checking that it refuses "bad" <input> & more:\n  4.3-R1: "${TRICKY_SENTENCE}"\n\n\u001b[31mexpected 400, got 200\u001b[39m \u0007bell\n  replay: curl -i -X POST "$MAILTWIN_BASE_URL"'/emails/send' --data-binary '{"to":"a@b.test"}'`,
     ],
@@ -67,6 +68,7 @@ export function sampleSummary(overrides: Partial<Summary> = {}): Summary {
   });
   const drift = check('D-2: answers a decided way', 'failed', {
     rules: ['D-2'],
+    chargedRules: ['D-2'],
     errors: ['expected 404, got 403'],
   });
   const results: RuleResult[] = [
@@ -94,7 +96,9 @@ export function sampleSummary(overrides: Partial<Summary> = {}): Summary {
         reason: skipped.skipReason!,
       },
     ],
+    uncharged: [],
     refusals: [],
+    warnings: ['warning on D-2: a decided rule failed (--strict makes it a failure)'],
     exitCode: 1,
     ...overrides,
   };

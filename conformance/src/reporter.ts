@@ -2,8 +2,8 @@ import type { Reporter, TestModule } from 'vitest/node';
 import type { TestOutcome } from './summary.ts';
 
 /**
- * A vitest reporter that collects each test's rules, state and failure messages, and every
- * check file that failed to load, for the per-rule summary.
+ * A vitest reporter that collects each test's rules, state, failure messages and the rules its
+ * failure was charged to, and every check file that failed to load, for the per-rule summary.
  */
 export class RuleCollector implements Reporter {
   readonly outcomes: TestOutcome[] = [];
@@ -44,6 +44,10 @@ export class RuleCollector implements Reporter {
             ? { skipReason: result.note ?? this.defaultSkipReason }
             : {}),
           errors: (result.errors ?? []).map((e) => e.message ?? String(e)),
+          // The rules a failure was charged to (check.ts); absent: charged to none, so to all.
+          ...(state === 'failed' && meta.chargedRules !== undefined
+            ? { chargedRules: [...meta.chargedRules] }
+            : {}),
         });
       }
     }

@@ -2,14 +2,17 @@ import { describe, expect, it } from 'vitest';
 import type { Rule } from './rules.ts';
 import {
   NOT_SELECTED_BY_FILTER,
+  chargeOf,
+  notReachedReasons,
   summarize,
   type SummaryOptions,
   type TestOutcome,
 } from './summary.ts';
 
-const EMULATOR: SummaryOptions = { live: false, strict: false };
-const LIVE: SummaryOptions = { live: true, strict: false };
-const LIVE_STRICT: SummaryOptions = { live: true, strict: true };
+/** Decided rules warn unless strict, in process as on a live target. */
+const EMULATOR: SummaryOptions = { strict: false };
+const LIVE: SummaryOptions = { strict: false };
+const STRICT: SummaryOptions = { strict: true };
 
 function documented(id: string): Rule {
   return {
@@ -71,22 +74,20 @@ describe('summarize', () => {
     expect(summary.results[1]?.tests).toEqual([first, second]);
   });
 
-  it('reports a decided rule failure on a live target as a warning, not a failure', () => {
+  it('reports a decided rule failure as a warning, not a failure, when not strict', () => {
     const summary = summarize([decided('D-2')], [outcome(['D-2'], 'failed')], [], LIVE);
     expect(statuses(summary)).toEqual({ 'D-2': 'warn' });
     expect(summary.counts).toEqual({ pass: 0, fail: 0, warn: 1, skip: 0, unchecked: 0 });
+    expect(summary.warnings).toEqual([
+      'warning on D-2: a decided rule failed (--strict makes it a failure)',
+    ]);
     expect(summary.exitCode).toBe(0);
   });
 
-  it('reports a decided rule failure on a live target as a failure when strict', () => {
-    const summary = summarize([decided('D-2')], [outcome(['D-2'], 'failed')], [], LIVE_STRICT);
+  it('reports a decided rule failure as a failure when strict', () => {
+    const summary = summarize([decided('D-2')], [outcome(['D-2'], 'failed')], [], STRICT);
     expect(statuses(summary)).toEqual({ 'D-2': 'fail' });
-    expect(summary.exitCode).toBe(1);
-  });
-
-  it('reports a decided rule failure on the emulator as a failure', () => {
-    const summary = summarize([decided('D-2')], [outcome(['D-2'], 'failed')], [], EMULATOR);
-    expect(statuses(summary)).toEqual({ 'D-2': 'fail' });
+    expect(summary.warnings).toEqual([]);
     expect(summary.exitCode).toBe(1);
   });
 
@@ -259,7 +260,7 @@ describe('summarize', () => {
         outcome(['1-R1'], 'skipped', { name: 'a', skipReason: 'needs the control plane' }),
       ],
       [],
-      { live: true, strict: true, noSkips: true },
+      { strict: true, noSkips: true },
     );
     expect(statuses(summary)).toEqual({ '1-R1': 'pass' });
     expect(summary.refusals).toEqual([
@@ -268,20 +269,33 @@ describe('summarize', () => {
     expect(summary.exitCode).toBe(1);
   });
 
-  it('under noSkips without strict, refuses a warning too', () => {
+  it('under noSkips (certify) without strict, lists a warning but does not refuse it', () => {
+    const summary = summarize(
+      [decided('D-2'), documented('1-R1')],
+      [outcome(['D-2'], 'failed', { chargedRules: ['D-2'] }), outcome(['1-R1'], 'passed')],
+      [],
+      { strict: false, noSkips: true },
+    );
+    expect(statuses(summary)).toEqual({ 'D-2': 'warn', '1-R1': 'pass' });
+    expect(summary.refusals).toEqual([]);
+    expect(summary.warnings).toEqual([
+      'warning on D-2: a decided rule failed (--strict makes it a failure)',
+    ]);
+    expect(summary.exitCode).toBe(0);
+  });
+
+  it('under noSkips with strict, fails a decided rule (a failure, not a refusal)', () => {
     const summary = summarize([decided('D-2')], [outcome(['D-2'], 'failed')], [], {
-      live: true,
-      strict: false,
+      strict: true,
       noSkips: true,
     });
-    expect(statuses(summary)).toEqual({ 'D-2': 'warn' });
-    expect(summary.refusals).toEqual(['warning on D-2: a decided rule failed']);
+    expect(statuses(summary)).toEqual({ 'D-2': 'fail' });
+    expect(summary.refusals).toEqual([]);
     expect(summary.exitCode).toBe(1);
   });
 
   it('under noSkips passes a run with nothing skipped and no warning', () => {
     const summary = summarize([documented('1-R1')], [outcome(['1-R1'], 'passed')], [], {
-      live: true,
       strict: true,
       noSkips: true,
     });
@@ -383,5 +397,109 @@ describe('a run that checked nothing (issue 13 item 2)', () => {
     );
     expect(summary.nothingChecked).toBeUndefined();
     expect(summary.exitCode).toBe(0);
+  });
+});
+
+describe('one assertion, one rule (issue 14 item 2)', () => {
+  const rules = [documented('4.7-R1'), documented('4.7-R2'), decided('D-22')];
+  const check = (chargedRules?: string[], extra: Partial<TestOutcome> = {}) =>
+    outcome(['4.7-R1', '4.7-R2', 'D-22'], 'failed', {
+      name: 'replies',
+      behaviour: 'replies',
+      ...(chargedRules === undefined ? {} : { chargedRules }),
+      ...extra,
+    });
+
+  it('warns on a decided rule a failure was charged to, and exits 0, when not strict', () => {
+    const summary = summarize(rules, [check(['D-22'])], [], EMULATOR);
+    expect(statuses(summary)['D-22']).toBe('warn');
+    expect(summary.counts.fail).toBe(0);
+    expect(summary.exitCode).toBe(0);
+  });
+
+  it('fails that decided rule, and exits 1, when strict', () => {
+    const summary = summarize(rules, [check(['D-22'])], [], STRICT);
+    expect(statuses(summary)['D-22']).toBe('fail');
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('fails a documented rule a failure was charged to, strict or not', () => {
+    for (const options of [EMULATOR, STRICT]) {
+      const summary = summarize(rules, [check(['4.7-R1'])], [], options);
+      expect(statuses(summary)['4.7-R1']).toBe('fail');
+      expect(summary.exitCode).toBe(1);
+    }
+  });
+
+  it('does not fail the other rules of the check: they pass where another check passed them', () => {
+    const other = outcome(['4.7-R1'], 'passed', { name: 'other' });
+    const summary = summarize(rules, [check(['D-22']), other], [], EMULATOR);
+    expect(statuses(summary)).toEqual({ '4.7-R1': 'pass', '4.7-R2': 'skip', 'D-22': 'warn' });
+    expect(summary.uncharged).toEqual([]);
+    expect(summary.problems).toEqual([]);
+  });
+
+  it('skips a rule its only check never reached, saying on which rule that check failed', () => {
+    const summary = summarize(rules, [check(['D-22'])], [], EMULATOR);
+    const r2 = summary.results.find((r) => r.rule.id === '4.7-R2')!;
+    expect(r2.status).toBe('skip');
+    expect(notReachedReasons(r2)).toEqual([
+      'not reached: its check "replies" failed on D-22 first',
+    ]);
+    // Not a skipped check: the check ran (and failed).
+    expect(summary.skipped).toEqual([]);
+  });
+
+  it('under certify refuses a rule left unverified, as it refuses a skipped check', () => {
+    const summary = summarize(rules, [check(['D-22'])], [], { strict: false, noSkips: true });
+    expect(summary.refusals).toEqual([
+      '4.7-R1 not reached: its check "replies" failed on D-22 first',
+      '4.7-R2 not reached: its check "replies" failed on D-22 first',
+    ]);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('fails every rule of a check whose failure named no rule, and lists it as uncharged', () => {
+    const summary = summarize(rules, [check(undefined)], [], EMULATOR);
+    expect(statuses(summary)).toEqual({ '4.7-R1': 'fail', '4.7-R2': 'fail', 'D-22': 'warn' });
+    expect(summary.uncharged).toEqual([
+      {
+        file: 'conformance/checks/x.check.ts',
+        name: 'replies',
+        rules: ['4.7-R1', '4.7-R2', 'D-22'],
+      },
+    ]);
+    expect(summary.problems).toEqual([]);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('treats an empty chargedRules as uncharged', () => {
+    expect(chargeOf(check([]))).toEqual({ rules: ['4.7-R1', '4.7-R2', 'D-22'], kind: 'uncharged' });
+  });
+
+  it('makes a charge to a rule the check does not declare a problem, and fails all its rules', () => {
+    const summary = summarize([...rules, decided('D-23')], [check(['D-23'])], [], EMULATOR);
+    expect(statuses(summary)).toEqual({
+      '4.7-R1': 'fail',
+      '4.7-R2': 'fail',
+      'D-22': 'warn',
+      'D-23': 'unchecked',
+    });
+    expect(summary.problems).toEqual([
+      'conformance/checks/x.check.ts: test "replies" charged its failure to D-23, which it does not declare (it declares 4.7-R1, 4.7-R2, D-22); charged to all of these instead',
+    ]);
+    expect(summary.uncharged).toEqual([]);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('fails a rule charged by one check though another check of it passed', () => {
+    const passed = outcome(['D-22'], 'passed', { name: 'other' });
+    const summary = summarize(rules, [passed, check(['D-22'])], [], STRICT);
+    expect(statuses(summary)['D-22']).toBe('fail');
+  });
+
+  it('gives the charge of a failed check only', () => {
+    expect(chargeOf(outcome(['1-R1'], 'passed'))).toBeUndefined();
+    expect(chargeOf(check(['4.7-R2']))).toEqual({ rules: ['4.7-R2'], kind: 'rule' });
   });
 });

@@ -15,6 +15,13 @@ export interface TestOutcome {
   skipReason?: string;
   /** Failure messages, each naming the rule, the exchange and the replay command. */
   errors: string[];
+  /**
+   * A failed check: the rules its failure was charged to by the failing assertion
+   * (`expectAt`/`chargeTo`, charge.ts), as the failure named them. Absent when the failure
+   * named no rule (a crash, a network failure, an assertion not yet converted): it is then
+   * charged to every rule of the check. See {@link chargeOf}.
+   */
+  chargedRules?: string[];
   /** HTTP requests it sent, and fast-check cases it ran (figures, never asserted). */
   requests?: number;
   cases?: number;
@@ -29,13 +36,56 @@ export interface SkippedCheck {
   reason: string;
 }
 
-/** pass / fail; warn = a decided rule failed on a live target (a deployment may choose otherwise). */
+/**
+ * pass: a check of the rule passed and none failed on it; fail: a failure was charged to it;
+ * warn: a failure was charged to a decided rule and the run is not strict (a deployment may
+ * have chosen otherwise); skip: no check of it ran to the end (skipped, or failed on another
+ * rule before reaching it); unchecked: no check names it.
+ */
 export type RuleStatus = 'pass' | 'fail' | 'warn' | 'skip' | 'unchecked';
 
 export interface RuleResult {
   rule: Rule;
   status: RuleStatus;
+  /** Every check naming the rule, whatever became of it. */
   tests: TestOutcome[];
+}
+
+/** How a failed check's failure is counted (one assertion, one rule). */
+export interface Charge {
+  /** The rules the failure counts against. */
+  rules: string[];
+  /**
+   * `rule`: the failing assertion named a rule of the check, and only that rule is charged.
+   * `uncharged`: it named none, so every rule of the check is charged (and listed apart).
+   * `undeclared`: it named a rule the check does not declare: a problem with the suite, and
+   * every rule of the check is charged so nothing is hidden.
+   */
+  kind: 'rule' | 'uncharged' | 'undeclared';
+  /** The rules the failure named that the check does not declare (kind `undeclared`). */
+  undeclared?: string[];
+}
+
+/** The charge of a failed check; undefined for a check that did not fail. */
+export function chargeOf(outcome: TestOutcome): Charge | undefined {
+  if (outcome.state !== 'failed') return undefined;
+  const named = outcome.chargedRules ?? [];
+  if (named.length === 0) return { rules: [...outcome.rules], kind: 'uncharged' };
+  const undeclared = named.filter((id) => !outcome.rules.includes(id));
+  if (undeclared.length > 0) return { rules: [...outcome.rules], kind: 'undeclared', undeclared };
+  return { rules: [...new Set(named)], kind: 'rule' };
+}
+
+/** Whether `outcome` failed with a failure charged to `ruleId`. */
+export function failedOn(outcome: TestOutcome, ruleId: string): boolean {
+  return chargeOf(outcome)?.rules.includes(ruleId) ?? false;
+}
+
+/** A failed check whose failure named no rule: charged to all its rules, and listed. */
+export interface UnchargedFailure {
+  file: string;
+  name: string;
+  rules: string[];
 }
 
 export interface Summary {
@@ -54,10 +104,17 @@ export interface Summary {
   /** Every skipped check with its reason, in the order they were reported. */
   skipped: SkippedCheck[];
   /**
+   * Failed checks whose failure named no rule, so every rule they name was charged: a crash,
+   * a network failure, or an assertion not yet written with `expectAt`/`chargeTo`.
+   */
+  uncharged: UnchargedFailure[];
+  /**
    * Why the run fails although no rule failed: under `--profile certify`, each skipped check
-   * and each warning. Empty otherwise.
+   * and each rule no check reached (its check failed on another rule first). Empty otherwise.
    */
   refusals: string[];
+  /** Decided rules that warned (listed by every report, and under certify by its verdict). */
+  warnings: string[];
   /**
    * Why the run checked nothing, when it did not: no check ran (none selected, all skipped) or
    * the checks that ran sent no request. Such a run is never conformant; absent otherwise.
@@ -70,10 +127,15 @@ export interface Summary {
 export const NOT_SELECTED_BY_FILTER = 'not selected by --filter';
 
 export interface SummaryOptions {
-  /** On a live target, decided rules only warn unless strict. */
-  live: boolean;
+  /**
+   * A failure charged to a decided rule (spec/DECISIONS.md) fails the run; otherwise it is a
+   * warning, on the in-process emulator as on a live target.
+   */
   strict: boolean;
-  /** `--profile certify`: a skipped check or a warning fails the run. */
+  /**
+   * `--profile certify`: a skipped check, or a rule left unverified because its check failed
+   * on another rule first, fails the run. Warnings do not (unless `strict` makes them failures).
+   */
   noSkips?: boolean;
   /**
    * Every rule must have a check or be marked `untestable` with a reason (a whole run only:
@@ -99,6 +161,12 @@ export function summarize(
     for (const id of outcome.rules) {
       if (!known.has(id))
         allProblems.push(`${outcome.file}: test "${outcome.name}" names unknown rule ${id}`);
+    }
+    const charge = chargeOf(outcome);
+    if (charge?.kind === 'undeclared') {
+      allProblems.push(
+        `${outcome.file}: test "${outcome.name}" charged its failure to ${charge.undeclared!.join(', ')}, which it does not declare (it declares ${outcome.rules.join(', ')}); charged to all of these instead`,
+      );
     }
   }
   const results = rules.map((rule) => {
@@ -131,14 +199,20 @@ export function summarize(
       rules: o.rules,
       reason: o.skipReason ?? 'skipped',
     }));
+  const uncharged = outcomes
+    .filter((o) => chargeOf(o)?.kind === 'uncharged')
+    .map((o) => ({ file: o.file, name: o.name, rules: [...o.rules] }));
   const refusals = options.noSkips
     ? [
         ...skipped.map((s) => `skipped ${s.file} "${s.name}": ${s.reason}`),
         ...results
-          .filter((r) => r.status === 'warn')
-          .map((r) => `warning on ${r.rule.id}: a decided rule failed`),
+          .filter((r) => r.status === 'skip')
+          .flatMap((r) => notReachedReasons(r).map((reason) => `${r.rule.id} ${reason}`)),
       ]
     : [];
+  const warnings = results
+    .filter((r) => r.status === 'warn')
+    .map((r) => `warning on ${r.rule.id}: a decided rule failed (--strict makes it a failure)`);
   const checked = (source?: Rule['source']) =>
     results.filter((r) => r.tests.length > 0 && (source === undefined || r.rule.source === source))
       .length;
@@ -156,7 +230,9 @@ export function summarize(
     },
     problems: allProblems,
     skipped,
+    uncharged,
     refusals,
+    warnings,
     ...(nothingChecked === undefined ? {} : { nothingChecked }),
     exitCode:
       counts.fail > 0 ||
@@ -194,11 +270,31 @@ function whyNothingChecked(outcomes: TestOutcome[], filter?: string): string | u
   return undefined;
 }
 
+/**
+ * One assertion, one rule. A rule fails (a decided one warns unless strict) when a failure was
+ * charged to it; else it passes when a check naming it passed; else it is skipped: every check
+ * naming it was skipped, or failed on another rule before reaching it (that check never ran
+ * the assertions on this rule, so it verified nothing here); unchecked when no check names it.
+ */
 function ruleStatus(rule: Rule, tests: TestOutcome[], options: SummaryOptions): RuleStatus {
   if (tests.length === 0) return 'unchecked';
-  if (tests.some((t) => t.state === 'failed')) {
-    return rule.source === 'decided' && options.live && !options.strict ? 'warn' : 'fail';
+  if (tests.some((t) => failedOn(t, rule.id))) {
+    return rule.source === 'decided' && !options.strict ? 'warn' : 'fail';
   }
   if (tests.some((t) => t.state === 'passed')) return 'pass';
   return 'skip';
+}
+
+/**
+ * Why a check left a rule it names unverified: it failed on other rules first. One reason per
+ * such check, e.g. `not reached: its check "refuses x" failed on D-22 first`.
+ */
+export function notReachedReasons(result: RuleResult): string[] {
+  return result.tests.flatMap((test) => {
+    const charge = chargeOf(test);
+    if (charge === undefined || charge.rules.includes(result.rule.id)) return [];
+    return [
+      `not reached: its check "${test.behaviour ?? test.name}" failed on ${charge.rules.join(', ')} first`,
+    ];
+  });
 }
