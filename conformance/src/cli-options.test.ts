@@ -262,8 +262,12 @@ describe('parseConformanceArgs: profiles, safety, reports and shards', () => {
     expect(parse(['--profile', 'quick', '--num-runs', '7'])).toMatchObject({ numRuns: 7 });
   });
 
-  it('makes --profile certify strict', () => {
-    expect(parse(['--profile', 'certify'])).toMatchObject({ profile: 'certify', strict: true });
+  it('leaves --profile certify non-strict (decided rules warn) unless --strict is given', () => {
+    expect(parse(['--profile', 'certify'])).toMatchObject({ profile: 'certify', strict: false });
+    expect(parse(['--profile', 'certify', '--strict'])).toMatchObject({
+      profile: 'certify',
+      strict: true,
+    });
   });
 
   it('refuses an unknown profile, naming the known ones', () => {

@@ -40,7 +40,8 @@ ${PROFILE_NAMES.map((name) => `                            ${name.padEnd(10)} ${
   --seed <n>              Seed for generated cases (default: random, printed so the run can be replayed)
   --num-runs <n>          Cases per property (default 50; 10 with --profile quick)
   --filter <text>         Only checks whose name contains this text
-  --strict                Treat failed decided rules (spec/DECISIONS.md) as failures, not warnings
+  --strict                Treat failed decided rules (spec/DECISIONS.md) as failures; without it they
+                          are warnings (exit 0), in process as against --base-url
   --shard <i>/<n>         Run the i-th of n shares of the check files (vitest --shard), e.g. 2/4
   --dry-run               List every check, its rules and needs, and whether it would run or be
                           skipped here and why; sends no request
@@ -51,8 +52,10 @@ Reports:
   --quiet                 No progress line per check on stderr (by default one as each check ends)
   -h, --help              Show this help
 
-Exit status: 0 every checked rule passed, 1 a rule failed (or, with --profile certify, a check
-was skipped or a rule warned), 2 bad configuration.
+Each failure is charged to the rule its failing assertion checks; the check's other rules are
+not failed by it. Exit status: 0 every checked documented rule passed (decided rules may have
+warned), 1 a rule failed (or, with --profile certify, a check was skipped or a rule left
+unverified), 2 bad configuration.
 `;
 
 export class ConfigurationError extends Error {
