@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { expectedListing, fold, matchesQ, type ModelEmail } from './mail-model.ts';
+import {
+  expectedListing,
+  fold,
+  matchesQ,
+  ruleForDifference,
+  type ModelEmail,
+} from './mail-model.ts';
 
 const base: ModelEmail = {
   id: 'b',
@@ -43,5 +49,16 @@ describe('the listing model', () => {
     expect(expectedListing([base], 'box@x.test', { dateTo: '2026-10-01T00:00:00Z' })).toHaveLength(
       0,
     );
+  });
+
+  it('charges a listing that differs from the model to the filter that explains it', () => {
+    // Listed though its folder differs: the documented folder filter was ignored.
+    expect(ruleForDifference(base, { folder: 'trash', q: 'reunion' }, true)).toBe('4.2-R2');
+    // Listed though only q leaves it out: another meaning of q (D-13) may list it.
+    expect(ruleForDifference(base, { folder: 'inbox', q: 'cat' }, true)).toBe('D-13');
+    // Left out though selected: a decided filter may leave it out, else the documented one.
+    expect(ruleForDifference(base, { read: false, from: 'stone' }, false)).toBe('D-14');
+    expect(ruleForDifference(base, { starred: false }, false)).toBe('4.2-R7');
+    expect(ruleForDifference(base, {}, false)).toBe('4.2-R13');
   });
 });
