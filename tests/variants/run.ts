@@ -32,6 +32,9 @@ import { judgeRun, strictFilter, type RunVerdict } from './judge.ts';
 import { startLiveTarget } from './live-target.ts';
 import { applyVariantTo, type Variant } from './variant.ts';
 
+/** At most this many documented failures are shown under a variant's line (all in the .md). */
+const SHOWN_FAILURES = 6;
+
 type TargetName = 'in-process' | 'live';
 
 interface TargetOutcome {
@@ -208,9 +211,6 @@ function nothingToFail(): RunVerdict {
     ],
   };
 }
-
-/** At most this many documented failures are shown under a variant's line (all in the .md). */
-const SHOWN_FAILURES = 6;
 
 /**
  * `ok   V-1   departs D-5   in-process: warned D-5, D-12; strict exit 1 | live: … (4m 3s)`, then,
