@@ -15,6 +15,11 @@ export class ChargedFailure extends Error {
   constructor(
     readonly ruleId: string,
     readonly original: unknown,
+    /**
+     * Charged by the response contract rather than by a check's own assertion: any check may
+     * meet it, so it counts for its rule whether or not the check names that rule.
+     */
+    readonly byContract = false,
   ) {
     super(original instanceof Error ? original.message : String(original));
     if (original instanceof Error && original.stack !== undefined) this.stack = original.stack;

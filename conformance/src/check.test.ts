@@ -59,7 +59,7 @@ const byBehaviour = (behaviour: string) => {
 describe('check.ts charges a failure to the rule its failing assertion names', () => {
   it('loads every fixture check', () => {
     expect(problems).toEqual([]);
-    expect(outcomes).toHaveLength(6);
+    expect(outcomes).toHaveLength(8);
   });
 
   it('records no charge on a passed check', () => {
@@ -100,14 +100,28 @@ describe('check.ts charges a failure to the rule its failing assertion names', (
     });
   });
 
+  it('counts a contract breach for the contract’s rule though the check does not name it, in a property too', () => {
+    for (const behaviour of [
+      'meets a contract breach of D-5',
+      'meets a contract breach of D-5 in a property',
+    ]) {
+      const failed = byBehaviour(behaviour);
+      expect(failed, behaviour).toMatchObject({ state: 'failed', chargedRules: ['D-5'] });
+      expect(failed.rules, behaviour).toEqual(['4.1-R1', 'D-2', 'D-5']);
+      expect(failed.errors[0], behaviour).toContain(
+        'Charged to (the rule the failing assertion checks):',
+      );
+    }
+  });
+
   it('folds these into rule statuses: D-2 warns unless strict, 4.1-R1 fails only on the uncharged failure', () => {
     const rules = loadRules().filter((r) => ['4.1-R1', 'D-2', 'D-5'].includes(r.id));
     const status = (strict: boolean) =>
       Object.fromEntries(
         summarize(rules, outcomes, [], { strict }).results.map((r) => [r.rule.id, r.status]),
       );
-    expect(status(false)).toEqual({ '4.1-R1': 'fail', 'D-2': 'warn', 'D-5': 'unchecked' });
-    expect(status(true)).toEqual({ '4.1-R1': 'fail', 'D-2': 'fail', 'D-5': 'unchecked' });
+    expect(status(false)).toEqual({ '4.1-R1': 'fail', 'D-2': 'warn', 'D-5': 'warn' });
+    expect(status(true)).toEqual({ '4.1-R1': 'fail', 'D-2': 'fail', 'D-5': 'fail' });
     const withoutCrashes = outcomes.filter(
       (o) => o.behaviour !== 'fails a plain assertion' && !o.behaviour?.includes('declare'),
     );

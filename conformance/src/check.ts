@@ -133,7 +133,17 @@ export function rule(
         if (cause instanceof SafetyRefusal) context.skip(`the suite refused: ${cause.message}`);
         const charged = chargedRule(error);
         if (charged !== undefined) context.task.meta.chargedRules = [charged];
-        throw explainFailure(error, rules, behaviour, log, target, run, needs);
+        // Every response is held to the whole contract, so a check may meet a breach of a rule
+        // it does not name: the breach is charged to the contract's rule, and the check then
+        // counts for that rule too.
+        const contractRule =
+          error instanceof ChargedFailure && error.byContract ? ruleById(error.ruleId) : undefined;
+        const checked =
+          contractRule !== undefined && !ruleIds.includes(contractRule.id)
+            ? [...rules, contractRule]
+            : rules;
+        if (checked !== rules) context.task.meta.rules = checked.map((r) => r.id);
+        throw explainFailure(error, checked, behaviour, log, target, run, needs);
       } finally {
         context.task.meta.requests = counts.requests;
         context.task.meta.cases = counts.cases;
@@ -254,11 +264,14 @@ async function checkProperty<T>(
   }
   // The shrunk case's failure names the rule it broke; the property's failure keeps that charge.
   const shrunkCharge = chargedRule(details.errorInstance);
+  const byContract =
+    details.errorInstance instanceof ChargedFailure && details.errorInstance.byContract;
   if (!details.failed || details.counterexample === null) {
     if (details.failed)
       throw chargedAs(
         shrunkCharge,
         new Error(fc.defaultReportMessage(details) ?? 'the property failed'),
+        byContract,
       );
     return;
   }
@@ -275,12 +288,13 @@ async function checkProperty<T>(
   throw chargedAs(
     shrunkCharge,
     new Error(`${fc.defaultReportMessage(details) ?? 'the property failed'}\n\n${recheck}`),
+    byContract,
   );
 }
 
 /** `error` charged to `ruleId`, or left uncharged when there is none. */
-function chargedAs(ruleId: string | undefined, error: Error): Error {
-  return ruleId === undefined ? error : charge(ruleId, error);
+function chargedAs(ruleId: string | undefined, error: Error, byContract = false): Error {
+  return ruleId === undefined ? error : new ChargedFailure(ruleId, error, byContract);
 }
 
 /** What was thrown, under its charge: a refusal or a hang charged to a rule is still one. */
