@@ -22,6 +22,11 @@ const ATTACHMENTS = {
     'puts no application cap on uploads (6 MiB accepted) but refuses a request above the platform limit with 413',
 };
 
+const DECIDED_SHAPES = {
+  records: 'names the list page, its emails and the email detail as decided',
+  upload: 'answers an upload 201 with the media type of its file part',
+};
+
 const AUTHORIZATION = {
   scopes:
     "lets each scope touch exactly its owner's granted mailboxes, narrowed, and answers the rest like missing ones",
@@ -783,5 +788,23 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     find: "if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw invalid('pass back nextCursor unchanged.');",
     replace: '',
     caughtBy: BAD_INPUT.cursor,
+  },
+  {
+    id: 'M-70',
+    rule: 'D-3',
+    bug: 'listed emails leave out their snippet',
+    file: 'emulator/src/domain/email-view.ts',
+    find: '    snippet: email.snippet,\n',
+    replace: '',
+    caughtBy: DECIDED_SHAPES.records,
+  },
+  {
+    id: 'M-71',
+    rule: 'D-44',
+    bug: 'an upload is answered 200 instead of 201',
+    file: 'emulator/src/routes/attachments.ts',
+    find: 'url: uploads.publicUrl(origin, upload) }, 201);',
+    replace: 'url: uploads.publicUrl(origin, upload) }, 200);',
+    caughtBy: DECIDED_SHAPES.upload,
   },
 ];
