@@ -15,6 +15,10 @@ export default defineConfig({
             'conformance/src/**/*.test.ts',
           ],
           environment: 'node',
+          // A guard against hangs, not a speed check: CPU-bound property tests that take 1 s on
+          // an idle machine took over 5 s (vitest's default) on a loaded one.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
         },
       },
       {
