@@ -9,8 +9,9 @@ import { expectSuccess } from '../src/model/statuses.ts';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
 
+// 4.1-R1: the contract check of GET /mailboxes' answer (the client's) is charged to it.
 rule(
-  ['4-R2'],
+  ['4-R2', '4.1-R1'],
   'returns results directly: an array of mailboxes, an email object, a page object, no envelope',
   async ({ api, target }) => {
     const control = new ControlClient(api, target.control!);
@@ -58,8 +59,10 @@ function timestampsOf(email: unknown): [string, string][] {
   );
 }
 
+// D-21 and 4.2-R13: the contract checks of the send answer and the page (the client's) are
+// charged to them.
 rule(
-  ['2.3-R3', '9-R3', '2.3-R1'],
+  ['2.3-R3', '9-R3', '2.3-R1', 'D-21', '4.2-R13'],
   'writes every timestamp as ISO 8601, and ids and cursors as opaque strings',
   async ({ api, target }) => {
     const control = new ControlClient(api, target.control!);
