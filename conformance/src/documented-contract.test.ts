@@ -150,10 +150,10 @@ describe('SpecValidator.judge: which layer a response breaks, charged to one rul
     expect(judgement.charge).toEqual({ ruleId: 'D-29', layer: 'decided' });
   });
 
-  it('charges a missing D-4 field of a sent copy to D-21, which asserts the sent copy is the email detail', () => {
+  it('charges a missing D-4 field to D-4, in a sent copy as in a read email', () => {
     const { bcc: _bcc, ...withoutBcc } = DETAIL;
     expect(validator.judge(answer('POST', '/emails/send', 201, withoutBcc)).charge).toEqual({
-      ruleId: 'D-21',
+      ruleId: 'D-4',
       layer: 'decided',
     });
     expect(validator.judge(answer('GET', '/emails/abc', 200, withoutBcc)).charge).toEqual({
