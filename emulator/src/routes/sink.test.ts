@@ -11,7 +11,15 @@ function world() {
     url: '{origin}/_mailtwin/sink',
     scope: 'follow-owner',
   });
-  return { app: createApp(deps, services), deps, webhook, secret };
+  // One email.received body, as the dispatcher would send it now.
+  const timestamp = deps.clock.now().toISOString();
+  const body = JSON.stringify({
+    event: 'email.received',
+    webhookId: webhook.id,
+    timestamp,
+    data: { id: 'em_1', mailbox: 'a@acme.test' },
+  });
+  return { app: createApp(deps, services), webhook, secret, timestamp, body };
 }
 
 function delivery(webhookId: string, timestamp: string, body: string, signature: string) {
@@ -30,14 +38,7 @@ function delivery(webhookId: string, timestamp: string, body: string, signature:
 
 describe('the demo sink, POST /_mailtwin/sink', () => {
   it('accepts a delivery signed with the webhook secret with 200 {received: true}', async () => {
-    const { app, deps, webhook, secret } = world();
-    const timestamp = deps.clock.now().toISOString();
-    const body = JSON.stringify({
-      event: 'email.received',
-      webhookId: webhook.id,
-      timestamp,
-      data: { id: 'em_1', mailbox: 'a@acme.test' },
-    });
+    const { app, webhook, secret, timestamp, body } = world();
     const response = await app.request(
       '/_mailtwin/sink',
       delivery(webhook.id, timestamp, body, signatureFor(secret, timestamp, body)),
@@ -47,14 +48,7 @@ describe('the demo sink, POST /_mailtwin/sink', () => {
   });
 
   it('refuses a bad signature with 401 in the Error shape, saying why (§6.3 rule 4)', async () => {
-    const { app, deps, webhook, secret } = world();
-    const timestamp = deps.clock.now().toISOString();
-    const body = JSON.stringify({
-      event: 'email.received',
-      webhookId: webhook.id,
-      timestamp,
-      data: { id: 'em_1', mailbox: 'a@acme.test' },
-    });
+    const { app, webhook, secret, timestamp, body } = world();
     const tampered = await app.request(
       '/_mailtwin/sink',
       delivery(webhook.id, timestamp, `${body} `, signatureFor(secret, timestamp, body)),
