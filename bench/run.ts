@@ -3,6 +3,7 @@
  * tests flake on a busy machine). Figures depend on the machine; compare runs on the same one.
  */
 import { cpus } from 'node:os';
+import { benchConformance } from './conformance.bench.ts';
 import { benchContract } from './contract.bench.ts';
 import { benchReadSide } from './read-side.bench.ts';
 import { benchSendSide } from './send-side.bench.ts';
@@ -21,3 +22,5 @@ process.stdout.write('\nSend side (§4.3) and attachments (§8)\n');
 await benchSendSide(print);
 process.stdout.write('\nWebhooks (§6)\n');
 await benchWebhooks(print);
+process.stdout.write('\nThe conformance suite (in process)\n');
+await benchConformance(print);

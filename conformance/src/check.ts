@@ -72,18 +72,55 @@ export interface CheckOptions {
 
 let shared: { target: Target; validator: SpecValidator; run: RunConfig } | undefined;
 
+/** Set to 1, each worker says on stderr when it builds its target (cli.test.ts counts them). */
+export const TRACE_ENV = 'MAILTWIN_CONFORMANCE_TRACE';
+
 /**
- * One target and one validator per check file (vitest isolates files from each other). The
- * emulator is imported only when a check runs, so collecting the checks (`--dry-run`) stays
- * quick and starts nothing.
+ * One target and one validator per worker: the run does not isolate check files from each
+ * other (cli.ts), so a worker builds the emulator and compiles the contract once, not once per
+ * file (which cost about 2 s a file). The emulator is imported only when a check runs.
  */
 async function sharedState() {
   if (shared === undefined) {
     const run = readRunConfig();
     const { createTarget } = await import('./targets.ts');
     shared ??= { run, target: createTarget(run.target), validator: new SpecValidator() };
+    if (process.env[TRACE_ENV] === '1')
+      process.stderr.write(`mailtwin-conformance trace: built the ${run.target.kind} target\n`);
   }
   return shared;
+}
+
+/** A check as its file declares it, read without vitest (the dry run). */
+export interface DeclaredCheck {
+  name: string;
+  behaviour: string;
+  rules: string[];
+  needs: Need[];
+}
+
+/** Where `rule()` records while a check file is read for its declarations, not run. */
+let collecting: DeclaredCheck[] | undefined;
+const declaredByFile = new Map<string, DeclaredCheck[]>();
+
+/**
+ * The checks a file declares, read by importing it with `rule()` recording instead of
+ * registering a test: no test body, hook or target runs, and no vitest worker starts, so the
+ * dry run answers in about a second. A module is evaluated once per process, so what it
+ * declared is kept for the next call.
+ */
+export async function declaredChecks(fileUrl: string): Promise<DeclaredCheck[]> {
+  const known = declaredByFile.get(fileUrl);
+  if (known !== undefined) return known;
+  const declared: DeclaredCheck[] = [];
+  collecting = declared;
+  try {
+    await import(fileUrl);
+  } finally {
+    collecting = undefined;
+  }
+  declaredByFile.set(fileUrl, declared);
+  return declared;
 }
 
 /**
@@ -103,8 +140,13 @@ export function rule(
     return found;
   });
   const needs = options.needs ?? [];
+  const name = `${ruleIds.join(' ')}: ${behaviour}`;
+  if (collecting !== undefined) {
+    collecting.push({ name, behaviour, rules: ruleIds, needs });
+    return;
+  }
   it(
-    `${ruleIds.join(' ')}: ${behaviour}`,
+    name,
     { meta: { rules: ruleIds, needs, behaviour }, timeout: options.timeout ?? 30_000 },
     async (context) => {
       // Decided from the configuration alone, before the target is built: the profile's

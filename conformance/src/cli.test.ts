@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TRACE_ENV } from './check.ts';
 import { createApp, defaultDeps } from '../../emulator/src/app.ts';
 import type { JsonReport } from './report-json.ts';
 
@@ -29,11 +30,11 @@ interface CliRun {
 }
 
 /** Runs the CLI to its end (asynchronously: the emulator in this process must keep answering). */
-function conformance(args: string[]): Promise<CliRun> {
+function conformance(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env },
   });
   let stdout = '';
   let stderr = '';
@@ -201,4 +202,36 @@ describe('mailtwin-conformance never calls a run that checked nothing conformant
       rmSync(reportDir, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+// Quick means quick (issue 13): its fixed cost was a fresh emulator and a recompiled contract
+// for each of the 14 check files, and a vitest worker started only to list checks. Times are
+// printed by `npm run bench`, never asserted here; these tests hold the causes away.
+describe('mailtwin-conformance pays its fixed costs once', () => {
+  it('builds the in-process emulator once per worker, not once per check file', async () => {
+    const reportDir = mkdtempSync(join(tmpdir(), 'mailtwin-cli-test-'));
+    try {
+      // --filter 1-R2 selects the checks that the API serves no webhook management: 3 files.
+      const run = await conformance(
+        ['--filter', '1-R2', '--seed', '1', '--report', 'json', '--report-dir', reportDir],
+        { [TRACE_ENV]: '1', VITEST_MAX_WORKERS: '1' },
+      );
+      expect(run.code, run.stdout + run.stderr).toBe(0);
+      const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8')) as JsonReport;
+      const ranFiles = new Set(
+        report.checks.filter((check) => check.state === 'passed').map((check) => check.file),
+      );
+      expect(ranFiles.size).toBeGreaterThanOrEqual(3);
+      expect(run.stderr.match(/trace: built the emulator target/g)).toHaveLength(1);
+    } finally {
+      rmSync(reportDir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('lists every check file in a dry run without building a target', async () => {
+    const run = await conformance(['--dry-run', '--seed', '1'], { [TRACE_ENV]: '1' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Checks: (\d+) would run, 0 would be skipped, of \1 in 14 files$/m);
+    expect(run.stderr).not.toContain('trace:');
+  }, 60_000);
 });

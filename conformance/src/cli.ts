@@ -1,9 +1,8 @@
 import { randomInt } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createVitest, startVitest } from 'vitest/node';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   CONFORMANCE_HELP,
   ConfigurationError,
@@ -23,7 +22,9 @@ import { loadRules } from './rules.ts';
 import { NOT_SELECTED_BY_FILTER, summarize, type Summary } from './summary.ts';
 
 const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const CHECK_FILES = ['conformance/checks/**/*.check.ts'];
+const CHECKS_DIR = join(PACKAGE_ROOT, 'conformance/checks');
+const CHECK_FILE_SUFFIX = '.check.ts';
+const CHECK_FILES = [`conformance/checks/**/*${CHECK_FILE_SUFFIX}`];
 const SETUP_FILES = ['conformance/src/setup.ts'];
 
 /** The files `--report` writes, by format, in `--report-dir`. */
@@ -94,11 +95,16 @@ export async function main(argv: string[]): Promise<number> {
   );
   const startedAt = new Date();
   const started = performance.now();
+  // Imported here, not at the top: the dry run and --help need none of vitest's start-up.
+  const { startVitest } = await import('vitest/node');
   const vitest = await startVitest(
     'test',
     [],
     {
       ...vitestOptions(run, workers),
+      // Check files share a worker's modules, so the worker builds the emulator and compiles
+      // the contract once (check.ts, sharedState); isolated, each of the 14 files paid ~2 s.
+      isolate: false,
       // One progress line per check on stderr as it ends (progress.ts), unless --quiet.
       reporters: run.quiet ? [collector] : [collector, new ProgressReporter(process.stderr)],
       ...(run.filter === undefined ? {} : { testNamePattern: escapeRegExp(run.filter) }),
@@ -178,9 +184,9 @@ function vitestOptions(run: CliRun, workers: number) {
 }
 
 /**
- * Lists what the run would do without sending a request: vitest only collects the check files
- * (imports them and records each `rule()` with its metadata; no test body, hook or target
- * runs), then each check is judged as the workers would judge it.
+ * Lists what the run would do without sending a request: each check file is read for the checks
+ * it declares (check.ts, `declaredChecks`; no test body, hook or target runs, and no vitest
+ * worker starts), then each check is judged as the workers would judge it.
  */
 async function dryRun(
   run: CliRun,
@@ -188,37 +194,17 @@ async function dryRun(
   target: string,
   workers: number,
 ): Promise<number> {
-  const vitest = await createVitest(
-    'test',
-    // Nothing runs, so the files need no isolation from each other: one import of the suite's
-    // modules serves all, and the collection takes about a second.
-    { ...vitestOptions(run, workers), reporters: [], isolate: false },
-    { test: { include: CHECK_FILES, setupFiles: SETUP_FILES, passWithNoTests: false } },
-  );
+  const { declaredChecks } = await import('./check.ts');
   const checks: CollectedCheck[] = [];
   const problems: string[] = [];
-  try {
-    const collected = await vitest.collect();
-    for (const module of collected.testModules) {
-      const file = module.moduleId.startsWith(PACKAGE_ROOT)
-        ? module.moduleId.slice(PACKAGE_ROOT.length + 1)
-        : module.moduleId;
-      for (const error of module.errors()) problems.push(`${file} did not load: ${error.message}`);
-      for (const test of module.children.allTests()) {
-        const meta = test.meta();
-        checks.push({
-          file,
-          name: test.name,
-          behaviour: meta.behaviour ?? test.name,
-          rules: meta.rules ?? [],
-          needs: meta.needs ?? [],
-        });
-      }
+  for (const path of await checkFilesOf(run, workers)) {
+    const file = path.slice(PACKAGE_ROOT.length + 1);
+    try {
+      for (const declared of await declaredChecks(pathToFileURL(path).href))
+        checks.push({ file, ...declared });
+    } catch (error) {
+      problems.push(`${file} did not load: ${(error as Error).message}`);
     }
-    for (const error of collected.unhandledErrors)
-      problems.push(`unhandled error: ${String((error as Error)?.message ?? error)}`);
-  } finally {
-    await vitest.close();
   }
   checks.sort((a, b) => a.file.localeCompare(b.file));
   const plan = planChecks({
@@ -238,6 +224,31 @@ async function dryRun(
     }),
   );
   return problems.length > 0 ? 1 : 0;
+}
+
+/**
+ * The check files a run takes, as absolute paths in name order. With --shard, vitest says which
+ * (it splits files by a hash of their path), so the dry run lists what the sharded run runs.
+ */
+async function checkFilesOf(run: CliRun, workers: number): Promise<string[]> {
+  if (run.shard === undefined)
+    return readdirSync(CHECKS_DIR, { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith(CHECK_FILE_SUFFIX))
+      .map((name) => join(CHECKS_DIR, name))
+      .sort();
+  const { createVitest } = await import('vitest/node');
+  const vitest = await createVitest(
+    'test',
+    { ...vitestOptions(run, workers), reporters: [] },
+    { test: { include: CHECK_FILES, setupFiles: SETUP_FILES, passWithNoTests: false } },
+  );
+  try {
+    const sequencer = new vitest.config.sequence.sequencer(vitest);
+    const shard = await sequencer.shard(await vitest.globTestSpecifications());
+    return shard.map((specification) => specification.moduleId).sort();
+  } finally {
+    await vitest.close();
+  }
 }
 
 function writeReports(run: CliRun, reportDir: string, summary: Summary, facts: RunFacts): string[] {

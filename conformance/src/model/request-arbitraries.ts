@@ -693,10 +693,14 @@ const fileName = fc
   .map((n) => n.trim())
   .filter((n) => n !== '' && n !== '.' && n !== '..');
 
-const fileContent = fc.oneof(
-  fc.string({ unit: 'binary', minLength: 1, maxLength: 300 }),
-  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 100 }),
-);
+// Built on first use, not at import: fast-check's first string of unit 'binary' indexes every
+// code point (about a second), which a dry run, reading the check files only, should not pay.
+let fileContentArb: fc.Arbitrary<string> | undefined;
+const fileContent = (): fc.Arbitrary<string> =>
+  (fileContentArb ??= fc.oneof(
+    fc.string({ unit: 'binary', minLength: 1, maxLength: 300 }),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 100 }),
+  ));
 
 /** `file` parts from the schema's binary properties (contentMediaType), with the prose's file. */
 function validForm(info: OperationInfo, spec: Json): fc.Arbitrary<UploadForm> {
@@ -710,7 +714,7 @@ function validForm(info: OperationInfo, spec: Json): fc.Arbitrary<UploadForm> {
             name: fc.constant(name),
             filename: fileName,
             contentType: fc.constantFrom(...MEDIA_TYPES),
-            content: fileContent,
+            content: fileContent(),
           }),
         ),
       ),
@@ -1726,7 +1730,7 @@ function invalidForm(info: OperationInfo, spec: Json): CaseArb {
       ),
     ),
     // two files (x-limits filesPerUpload)
-    fc.tuple(form, fileContent).map(([f, content]) =>
+    fc.tuple(form, fileContent()).map(([f, content]) =>
       multipart(
         [
           ...f.parts,
