@@ -252,6 +252,10 @@ rule(
     await chargeTo('D-5', () =>
       agreesWithModel(api, control, DECIDED_FOLDER_CORPUS, DECIDED_FOLDER_QUERIES),
     );
+    // D-13, last like D-5 so that a deployment searching otherwise has every documented rule
+    // checked first: a word matches whole words, so "alpha" finds "Réunion alpha" but not
+    // "alphabet" (a prefix search would find both; "alph*" above asks for that).
+    await agreesWithModel(api, control, FIXED_CORPUS, [[{ q: 'alpha' }, 5]]);
   },
   { needs: ['control-plane'], timeout: 120_000 },
 );
