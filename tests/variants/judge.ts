@@ -21,6 +21,8 @@ export interface RunVerdict {
   decidedFailures: RuleFailure[];
   /** Everything that breaks the expectation for this run, as sentences; empty when it holds. */
   problems: string[];
+  /** Set when the target could not check the departed rule at all: the skip's reasons. */
+  unseen?: string;
 }
 
 /** The checks that failed on `ruleId`, each as `behaviour: first telling line`. */

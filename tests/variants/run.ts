@@ -131,9 +131,10 @@ async function runVariant(workspace: string, variant: Variant): Promise<VariantO
     for (const target of targets) {
       const normal = await runSuite(workspace, variant, target, false);
       const filter = strictFilter(normal.report, variant.departsFrom);
+      const unseen = unseenOn(normal.report, variant.departsFrom);
       const strict =
         filter === undefined && !values['full-strict']
-          ? { verdict: nothingToFail(), exit: null }
+          ? { verdict: nothingToFail(unseen), exit: null }
           : await runSuite(
               workspace,
               variant,
@@ -200,15 +201,33 @@ async function runSuite(
   }
 }
 
-/** The strict run's verdict when nothing warned: --strict would have nothing to fail. */
-function nothingToFail(): RunVerdict {
+/**
+ * Why the run could not see a departure from `ruleId`: every check of the rule was skipped on
+ * this target (a live target offers no loopback webhook receiver, for one), with the reasons.
+ */
+function unseenOn(report: JsonReport | undefined, ruleId: string): string | undefined {
+  const rule = report?.rules.find((r) => r.id === ruleId);
+  if (rule === undefined || rule.status !== 'skip') return undefined;
+  return rule.skipReasons.join('; ') || 'skipped';
+}
+
+/**
+ * The strict run's verdict when nothing warned: --strict would have nothing to fail. That is
+ * the suite's blind spot unless the target could not check the rule at all (`unseen`), which
+ * the report says as a skip with its reason, never as a pass.
+ */
+function nothingToFail(unseen: string | undefined): RunVerdict {
   return {
     warned: [],
     documentedFailures: [],
     decidedFailures: [],
-    problems: [
-      'no decided rule warned, so --strict has nothing to fail: the suite did not see the variant',
-    ],
+    problems:
+      unseen === undefined
+        ? [
+            'no decided rule warned, so --strict has nothing to fail: the suite did not see the variant',
+          ]
+        : [],
+    ...(unseen === undefined ? {} : { unseen }),
   };
 }
 
@@ -231,7 +250,11 @@ function line(outcome: VariantOutcome): string {
       parts.push(`${variant.departsFrom} not warned`);
     const documented = t.normal.documentedFailures.map((f) => f.rule);
     if (documented.length > 0) parts.push(`documented FAILED ${documented.join(', ')}`);
-    parts.push(`strict exit ${t.strictExit ?? '-'}`);
+    parts.push(
+      t.strict.unseen === undefined
+        ? `strict exit ${t.strictExit ?? '-'}`
+        : `${variant.departsFrom} not checkable here (${t.strict.unseen})`,
+    );
     for (const failure of t.normal.documentedFailures.slice(0, SHOWN_FAILURES)) {
       details.push(
         `${t.target} ${failure.rule}: ${(failure.checks[0] ?? 'no failing check named').slice(0, 300)}`,
@@ -279,7 +302,7 @@ function renderMarkdown(list: VariantOutcome[]): string {
       const result =
         problems.length === 0 ? 'conformant' : `NOT conformant: ${problems.length} problem(s)`;
       md.push(
-        `| ${variant.id} | ${variant.departsFrom} | ${cell(variant.change)} | ${cell(allowed)} | ${t?.target ?? '-'} | ${t?.normal.warned.join(', ') ?? ''} | ${t?.strictExit ?? ''} | ${result} |`,
+        `| ${variant.id} | ${variant.departsFrom} | ${cell(variant.change)} | ${cell(allowed)} | ${t?.target ?? '-'} | ${t?.normal.warned.join(', ') ?? ''} | ${t?.strictExit ?? (t?.strict.unseen === undefined ? '' : `not run: ${cell(t.strict.unseen)}`)} | ${result} |`,
       );
       if (problems.length > 0) {
         details.push(
