@@ -159,7 +159,7 @@ rule(
       },
     );
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -189,7 +189,7 @@ rule(
       `a forged URL serves nothing: ${status}`,
     ).toBe(true);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -291,7 +291,7 @@ rule(
       expectRefused(rules, response, status, code, field, what);
     }
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -364,7 +364,7 @@ rule(
     });
     expectAt('2.4-R5', sha256(downloaded.bytes)).toBe(sha256(bytes));
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -386,7 +386,7 @@ rule(
       '21 files',
     );
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -416,7 +416,7 @@ rule(
       /url/i,
     );
   },
-  { needs: ['control-plane', 'destructive'], timeout: 60_000 },
+  { needs: ['provisioning', 'destructive'], timeout: 60_000 },
 );
 
 rule(
@@ -457,7 +457,7 @@ rule(
       'a message just over 5 MiB',
     );
   },
-  { needs: ['control-plane', 'destructive'], timeout: 60_000 },
+  { needs: ['provisioning', 'destructive'], timeout: 60_000 },
 );
 
 rule(
@@ -506,7 +506,7 @@ rule(
       'another owner sending the upload',
     );
   },
-  { needs: ['control-plane', 'second-key', 'destructive'] },
+  { needs: ['second-key', 'scoped-keys', 'provisioning', 'destructive'] },
 );
 
 rule(
@@ -530,5 +530,5 @@ rule(
       expectAt('D-27', tooLarge.json()).toMatchObject({ code: 'request_too_large' });
     });
   },
-  { needs: ['control-plane', 'destructive'], timeout: 60_000 },
+  { needs: ['provisioning', 'destructive'], timeout: 60_000 },
 );

@@ -183,7 +183,10 @@ rule(
       ).toBe(200);
     }
   },
-  { needs: ['control-plane', 'second-key', 'destructive'], timeout: 60_000 },
+  {
+    needs: ['crafted-mail', 'second-key', 'scoped-keys', 'provisioning', 'destructive'],
+    timeout: 60_000,
+  },
 );
 
 rule(
@@ -200,7 +203,10 @@ rule(
     await world.control.grant(world.owner1, b);
     await probe(api, world, world.keys.selected, [b, c], at);
   },
-  { needs: ['control-plane', 'second-key', 'destructive'], timeout: 60_000 },
+  {
+    needs: ['crafted-mail', 'second-key', 'scoped-keys', 'provisioning', 'destructive'],
+    timeout: 60_000,
+  },
 );
 
 rule(
@@ -230,7 +236,7 @@ rule(
     await world.control.setOwnerDisabled(world.owner1, false);
     expectAt('5-R4', (await mailboxes(world.keys.follow)).status, 'owner enabled again').toBe(200);
   },
-  { needs: ['control-plane', 'second-key'] },
+  { needs: ['crafted-mail', 'second-key', 'scoped-keys', 'disabled-keys', 'provisioning'] },
 );
 
 rule(
@@ -292,5 +298,5 @@ rule(
     }
     expectAt('5-R1', (await api.request({ path: '/mailboxes', apiKey: secret })).status).toBe(200);
   },
-  { needs: ['control-plane'] },
+  { needs: ['crafted-mail', 'scoped-keys', 'provisioning'] },
 );

@@ -78,7 +78,7 @@ rule(
       },
     );
   },
-  { needs: ['control-plane'], timeout: 60_000 },
+  { needs: ['crafted-mail', 'provisioning'], timeout: 60_000 },
 );
 
 rule(
@@ -107,7 +107,7 @@ rule(
       expectAt('D-19', response.json()).toMatchObject({ code: 'invalid_field', field: 'starred' });
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['provisioning'] },
 );
 
 rule(
@@ -121,7 +121,7 @@ rule(
     expectAt('D-12', response.status).toBe(400);
     expectAt('D-12', response.json()).toMatchObject({ code: 'missing_field', field: 'mailbox' });
   },
-  { needs: ['control-plane'] },
+  { needs: ['provisioning'] },
 );
 
 rule(
@@ -148,7 +148,7 @@ rule(
       expectAt(decision, response.json()).toMatchObject({ code, field: name });
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['provisioning'] },
 );
 
 rule(
@@ -186,7 +186,7 @@ rule(
     // The array's name is not shown (§4.2): the page's one array.
     expectAt('D-18', Object.values(empty.json<object>()).find(Array.isArray)).toEqual([]);
   },
-  { needs: ['control-plane'] },
+  { needs: ['crafted-mail', 'provisioning'] },
 );
 
 rule(
@@ -207,7 +207,7 @@ rule(
       expectAt('D-15', response.json()).toMatchObject({ code: 'invalid_field', field: 'limit' });
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['provisioning'] },
 );
 
 rule(
@@ -236,5 +236,5 @@ rule(
       expectAt('D-16', response.json()).toMatchObject({ code: 'invalid_cursor', field: 'cursor' });
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['crafted-mail', 'provisioning'] },
 );

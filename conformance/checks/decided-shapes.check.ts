@@ -73,7 +73,7 @@ rule(
       { id: expect.any(String), name: 'notes.txt', contentType: 'text/plain', size: 5 },
     ]);
   },
-  { needs: ['control-plane'] },
+  { needs: ['crafted-mail', 'provisioning'] },
 );
 
 rule(
@@ -88,5 +88,5 @@ rule(
     expectAt('D-44', answer.status).toBe(201);
     expectAt('D-44', answer.json<{ contentType: string }>().contentType).toBe('text/csv');
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );

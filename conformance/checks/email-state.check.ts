@@ -64,7 +64,7 @@ rule(
     }
     expectAt('4.4-R2', (await email.listed())[0]?.read, 'read in the list').toBe(false);
   },
-  { needs: ['control-plane'] },
+  { needs: ['crafted-mail', 'provisioning'] },
 );
 
 /** §3.1: what detail shows of folder (3.1-R1), read (3.1-R3) and starred (3.1-R4). */
@@ -116,7 +116,7 @@ rule(
       (await email.listed({ folder: 'archive' })).map((e) => e.id),
     ).toEqual([email.id]);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
 );
 
 rule(
@@ -137,7 +137,7 @@ rule(
     expectAt('D-5', unknown.json()).toMatchObject({ code: 'invalid_folder', field: 'folder' });
     expectAt('D-5', await email.get()).toMatchObject({ folder: 'inbox' });
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
 );
 
 rule(
@@ -195,7 +195,7 @@ rule(
       expectAt(decision, await email.get(), `nothing changed by ${what}`).toMatchObject(unchanged);
     }
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
 );
 
 rule(
@@ -232,5 +232,5 @@ rule(
       expectAt('D-12', JSON.parse(text), method).toMatchObject({ code: 'email_not_found' });
     }
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
 );

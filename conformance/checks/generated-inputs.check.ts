@@ -278,7 +278,7 @@ interface Operation {
   refuses: string[];
 }
 
-const WRITES: Need[] = ['control-plane', 'destructive'];
+const WRITES: Need[] = ['crafted-mail', 'provisioning', 'destructive'];
 
 const OPERATIONS: Operation[] = [
   {
@@ -403,7 +403,7 @@ const OPERATIONS: Operation[] = [
     uploads: 0,
     moreMail: 6,
     // GET only: it writes nothing through the API, so a read-only run keeps it.
-    needs: ['control-plane'],
+    needs: ['crafted-mail', 'provisioning'],
     accepts: ['4.2-R1', 'D-13', 'D-15', 'D-18', 'D-19', 'D-9', '4.2-R10', '4.2-R2'],
     refuses: ['7-R1', 'D-12', '4.2-R1', 'D-5', 'D-13', 'D-15', 'D-16', 'D-18', 'D-19', 'D-26'],
   },

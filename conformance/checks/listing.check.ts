@@ -257,7 +257,7 @@ rule(
     // "alphabet" (a prefix search would find both; "alph*" above asks for that).
     await agreesWithModel(api, control, FIXED_CORPUS, [[{ q: 'alpha' }, 5]]);
   },
-  { needs: ['control-plane'], timeout: 120_000 },
+  { needs: ['crafted-mail', 'provisioning'], timeout: 120_000 },
 );
 
 rule(
@@ -289,7 +289,7 @@ rule(
     expectAt('D-15', tooMany.status, 'limit=101').toBe(400);
     expectAt('D-15', tooMany.json()).toMatchObject({ code: 'limit_too_large', field: 'limit' });
   },
-  { needs: ['control-plane'] },
+  { needs: ['crafted-mail', 'provisioning'] },
 );
 
 rule(
@@ -344,7 +344,7 @@ rule(
       [...before].sort(),
     );
   },
-  { needs: ['control-plane'] },
+  { needs: ['crafted-mail', 'provisioning', 'clock'] },
 );
 
 rule(
@@ -371,5 +371,5 @@ rule(
       expectAt('D-16', response.json()).toMatchObject({ code: 'invalid_cursor', field: 'cursor' });
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['crafted-mail', 'provisioning'] },
 );

@@ -126,7 +126,7 @@ rule(
       [sent.id, explicit.id].sort(),
     );
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -161,7 +161,7 @@ rule(
       expectAt('D-22', again.subject, `reply to the reply of "${original}"`).toBe(expected);
     }
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
 );
 
 rule(
@@ -205,7 +205,7 @@ rule(
       [c.bob, c.carol, c.dave, c.box1, extra].sort(),
     );
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -231,7 +231,7 @@ rule(
     const all = expectCreated('D-22', await w.reply(first.id, { replyAll: true, text: 'All' }));
     expectAt('D-22', addresses([...all.to, ...all.cc]).sort()).toEqual([carol, dave, box1].sort());
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -290,7 +290,7 @@ rule(
       true,
     );
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -370,7 +370,7 @@ rule(
     ).toEqual([c.originalId]);
     expectAt('4.7-R1', await w.outbox()).toEqual([]);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -423,7 +423,7 @@ rule(
       await w.control.clearFaults();
     }
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'sent-message', 'faults', 'destructive'] },
 );
 
 rule(
@@ -454,7 +454,7 @@ rule(
     ).toEqual([originalId]);
     expectAt('4.8-R1', await w.outbox()).toEqual([]);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -533,7 +533,7 @@ rule(
       'Fwd: Re: Report',
     );
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -613,7 +613,7 @@ rule(
       'an unknown upload',
     );
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
 );
 
 rule(
@@ -665,7 +665,7 @@ rule(
       await w.control.clearFaults();
     }
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'faults', 'destructive'] },
 );
 
 rule(
@@ -771,5 +771,5 @@ rule(
     }
     expectAt('D-25', await w.listed(c.box0, folder), 'nothing more stored').toHaveLength(3);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'suppressed', 'provisioning', 'destructive'] },
 );

@@ -57,7 +57,7 @@ rule(
     ).toEqual([sent.id]);
     expectAt('D-48', await w.listed(box0, 'inbox')).toEqual([]);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -158,7 +158,7 @@ rule(
     expectAt('4.3-R8', sent.cc[1]?.name).toBe('Cy');
     expectAt('4.3-R8', sent.bcc).toHaveLength(1);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -192,7 +192,7 @@ rule(
       expectCreated('4.3-R1', await w.send({ ...base, [kind]: bodies[kind] }), `${kind} alone`);
     expectAt('4.3-R1', await w.listed(box0), 'the three accepted sends are stored').toHaveLength(3);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -247,7 +247,7 @@ rule(
     );
     expectAt('D-10', await w.listed(box0), 'the refused request stored nothing').toHaveLength(2);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -281,7 +281,7 @@ rule(
     // 998 code points with astral characters are more than 998 UTF-16 units: D-9 counts code points.
     for (const subject of [`😀${'a'.repeat(997)}`, '😀'.repeat(998)]) await accept(subject, 'D-9');
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -326,7 +326,7 @@ rule(
       [],
     );
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -358,7 +358,7 @@ rule(
     );
     expectAt('D-31', await w.listed(box0), 'the refused requests stored nothing').toHaveLength(1);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -377,7 +377,7 @@ rule(
       inboxes: [box1],
     });
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -437,7 +437,7 @@ rule(
       await w.control.clearFaults();
     }
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'faults', 'destructive'] },
 );
 
 rule(
@@ -526,7 +526,7 @@ rule(
       expectAt('2.3-R2', parsed.text?.trim()).toBe('To everyone.');
     }
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -571,7 +571,7 @@ rule(
     ).toEqual([sent.id]);
     expectAt('4.3-R4', await w.listed(box1)).toHaveLength(1);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['suppressed', 'provisioning', 'sent-message', 'destructive'] },
 );
 
 /** What would run script in a mail client or browser: script elements, on* handlers, script URLs. */
@@ -707,7 +707,7 @@ rule(
     const copy = await w.delivered(box1);
     expectAt('4.3-R10', copy.html, 'the recipient gets the same HTML').toBe(sent.html);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -732,7 +732,7 @@ rule(
       },
     );
   },
-  { needs: ['control-plane', 'destructive'], timeout: 60_000 },
+  { needs: ['provisioning', 'destructive'], timeout: 60_000 },
 );
 
 rule(
@@ -760,7 +760,7 @@ rule(
     const part = typeof parsed.html === 'string' ? parsed.html.replace(/\r?\n$/, '') : parsed.html;
     expectAt('4.3-R11', part, 'the HTML part of the message sent').toBe(html);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -780,7 +780,7 @@ rule(
     expectAt('4.3-R12', copy.text).toBe(text);
     expectAt('4.3-R12', copy.html).toBeNull();
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -842,5 +842,5 @@ rule(
     );
     expectAt('D-8', none.preheader).toBeNull();
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'sent-message', 'destructive'] },
 );

@@ -45,7 +45,7 @@ rule(
       'the page carries its results as an array at its top level',
     ).toBe(true);
   },
-  { needs: ['control-plane'] },
+  { needs: ['crafted-mail', 'provisioning'] },
 );
 
 /**
@@ -100,7 +100,7 @@ rule(
       'string',
     );
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
 );
 
 rule(
@@ -123,5 +123,5 @@ rule(
     const mailboxes = await api.request({ path: '/mailboxes', apiKey: key.secret });
     expectSuccess('2.1-R1', mailboxes.status, 'GET /mailboxes with the named key');
   },
-  { needs: ['control-plane'] },
+  { needs: ['scoped-keys', 'provisioning'] },
 );

@@ -105,7 +105,7 @@ rule(
     expectAt('D-24', spaced.subject).toBe('Hi Ann, 42 items');
     expectAt('D-24', spaced.text).toBe('Dear Ann: 42');
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -136,7 +136,7 @@ rule(
     );
     expectAt('2.6-R3', bare.html).toBe(html);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -200,7 +200,7 @@ rule(
     }
     expectAt('D-24', new Set(urls.values()).size, 'one link per recipient').toBe(urls.size);
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'sent-message', 'destructive'] },
 );
 
 rule(
@@ -240,7 +240,7 @@ rule(
     );
     expectAt('D-24', sent.text).toBe('sixty-four');
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -277,7 +277,7 @@ rule(
       );
     await expectNothingStored(w, 'D-24', 'after reserved variables');
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 rule(
@@ -332,7 +332,7 @@ rule(
       );
     await expectNothingStored(w, '4.3-R3', 'after missing variables');
   },
-  { needs: ['control-plane', 'destructive'] },
+  { needs: ['provisioning', 'destructive'] },
 );
 
 /** A piece of a generated template: literal text, a variable (by index), or {{email}}. */
@@ -440,5 +440,5 @@ rule(
       expectAt(at, sent.text).toBe(`T ${rendered(text)}`);
     });
   },
-  { needs: ['control-plane', 'destructive'], timeout: 60_000 },
+  { needs: ['provisioning', 'destructive'], timeout: 60_000 },
 );

@@ -167,7 +167,7 @@ rule(
       expectAt('D-37', body.data).toEqual(detail);
     });
   },
-  { needs: ['control-plane', 'webhook-receiver'] },
+  { needs: ['crafted-mail', 'provisioning', 'clock', 'webhook-receiver', 'webhook-config'] },
 );
 
 rule(
@@ -211,7 +211,17 @@ rule(
       });
     });
   },
-  { needs: ['control-plane', 'webhook-receiver', 'second-key', 'destructive'] },
+  {
+    needs: [
+      'crafted-mail',
+      'second-key',
+      'provisioning',
+      'clock',
+      'webhook-receiver',
+      'webhook-config',
+      'destructive',
+    ],
+  },
 );
 
 rule(
@@ -231,7 +241,7 @@ rule(
       expectAt('2.5-R2', [...new Set(mailboxesOf(receiver.deliveries))]).toEqual([a]);
     });
   },
-  { needs: ['control-plane', 'webhook-receiver'] },
+  { needs: ['crafted-mail', 'provisioning', 'clock', 'webhook-receiver', 'webhook-config'] },
 );
 
 rule(
@@ -289,7 +299,10 @@ rule(
       decided.rethrow();
     });
   },
-  { needs: ['control-plane', 'webhook-receiver'], timeout: 30_000 },
+  {
+    needs: ['crafted-mail', 'provisioning', 'clock', 'webhook-receiver', 'webhook-config'],
+    timeout: 30_000,
+  },
 );
 
 rule(
@@ -389,7 +402,10 @@ rule(
       decided.rethrow();
     });
   },
-  { needs: ['control-plane', 'webhook-receiver'], timeout: 30_000 },
+  {
+    needs: ['crafted-mail', 'provisioning', 'clock', 'webhook-receiver', 'webhook-config'],
+    timeout: 30_000,
+  },
 );
 
 rule(
@@ -430,5 +446,5 @@ rule(
       expectAt(at, status >= 200 && status <= 299, `${url} is accepted: ${status}`).toBe(true);
     }
   },
-  { needs: ['control-plane'] },
+  { needs: ['provisioning', 'webhook-config'] },
 );

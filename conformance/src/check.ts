@@ -53,11 +53,12 @@ export interface CheckContext {
  *
  * `needs` names what the check cannot run without; on a target that lacks one, or under a
  * profile that leaves it out, the check is skipped with the reason, never passed:
- * - `control-plane`: it builds its world (owners, mailboxes, keys, inbound mail, faults, clock)
- *   through a control plane like the emulator's. Writes made there are not writes through the
- *   API: they land in owners and mailboxes the check created for itself.
- * - `second-key`: it needs a key of a second owner.
- * - `webhook-receiver`: the target must reach the suite's loopback webhook receiver.
+ * - a capability of a world (config.ts, NEED_DESCRIPTIONS): `mail` in a mailbox, which any
+ *   world gives; `second-key`, `scoped-keys`, `disabled-keys`, `suppressed`, which an API world
+ *   gives through flags; `crafted-mail`, `provisioning`, `sent-message`, `clock`, `faults` and
+ *   `webhook-config`, which only a control plane gives (writes made there are not writes
+ *   through the API: they land in owners and mailboxes the check created for itself);
+ *   `webhook-receiver`, a receiver the target delivers to.
  * - `destructive`: it may write through the API: it sends at least one request other than
  *   GET, HEAD or OPTIONS to anything but the control plane (send, reply, forward, upload,
  *   PATCH or DELETE of an email), even one it expects to be refused (a bad PATCH must change

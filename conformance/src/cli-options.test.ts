@@ -91,6 +91,8 @@ describe('parseConformanceArgs', () => {
         kind: 'live',
         baseUrl: BASE,
         apiKey: 'sk-flag',
+        keys: { 'follow-owner': 'sk-flag' },
+        deliveryTimeoutMs: 60_000,
         mailboxes: [],
         destructive: false,
       },
@@ -155,6 +157,8 @@ describe('parseConformanceArgs', () => {
       kind: 'live',
       baseUrl: 'http://127.0.0.1:4010',
       apiKey: 'sk-x',
+      keys: { 'follow-owner': 'sk-x' },
+      deliveryTimeoutMs: 60_000,
       mailboxes: [],
       destructive: false,
     });
@@ -190,13 +194,13 @@ describe('parseConformanceArgs', () => {
 
   it('refuses a live target without an api key', () => {
     expect(refusal(['--base-url', BASE]).message).toBe(
-      'a live target needs --api-key (or MAILTWIN_API_KEY)',
+      'a live target needs --api-key or --key follow-owner=<key> (or MAILTWIN_API_KEY)',
     );
   });
 
   it('refuses an empty MAILTWIN_API_KEY as no key', () => {
     expect(refusal(['--base-url', BASE], { MAILTWIN_API_KEY: '' }).message).toBe(
-      'a live target needs --api-key (or MAILTWIN_API_KEY)',
+      'a live target needs --api-key or --key follow-owner=<key> (or MAILTWIN_API_KEY)',
     );
   });
 
@@ -298,8 +302,122 @@ describe('parseConformanceArgs: profiles, safety, reports and shards', () => {
 
   it('refuses a second key equal to the first', () => {
     expect(refusal([...live, '--second-api-key', 'sk-one']).message).toBe(
-      '--second-api-key must be another key than --api-key',
+      'the follow-owner and other-owner keys are the same key: give each its own',
     );
+  });
+
+  it('takes keys by role, --api-key and --second-api-key as the follow-owner and other-owner keys', () => {
+    const result = parseConformanceArgs(
+      [
+        ...live,
+        '--second-api-key',
+        'sk-two',
+        '--key',
+        'one-domain=sk-dom',
+        '--key',
+        'selected-mailbox=sk-sel=with=equals',
+        '--key',
+        'disabled=sk-off',
+      ],
+      {},
+      seed,
+    );
+    expect(result !== 'help' && result.target).toMatchObject({
+      apiKey: 'sk-one',
+      secondApiKey: 'sk-two',
+      keys: {
+        'follow-owner': 'sk-one',
+        'other-owner': 'sk-two',
+        'one-domain': 'sk-dom',
+        'selected-mailbox': 'sk-sel=with=equals',
+        disabled: 'sk-off',
+      },
+    });
+    const byRoleOnly = parseConformanceArgs(
+      ['--base-url', BASE, '--key', 'follow-owner=sk-a', '--key', 'other-owner=sk-b'],
+      {},
+      seed,
+    );
+    expect(byRoleOnly !== 'help' && byRoleOnly.target).toMatchObject({
+      apiKey: 'sk-a',
+      secondApiKey: 'sk-b',
+    });
+  });
+
+  it('refuses an unknown role, a role given twice, a key without a role, and two names for one role', () => {
+    expect(refusal([...live, '--key', 'admin=sk-x']).message).toBe(
+      '--key role must be one of follow-owner, one-domain, selected-mailbox, other-owner, disabled, disabled-owner, got "admin"',
+    );
+    expect(refusal([...live, '--key', 'disabled=sk-a', '--key', 'disabled=sk-b']).message).toBe(
+      '--key disabled= is given twice',
+    );
+    expect(refusal([...live, '--key', 'sk-no-role']).message).toMatch(/^--key takes <role>=<key>/);
+    expect(refusal([...live, '--key', 'follow-owner=sk-other']).message).toBe(
+      '--api-key and --key follow-owner= name different keys: give one',
+    );
+  });
+
+  it('takes --suppressed addresses, the --webhook-* receiver and --delivery-timeout', () => {
+    const result = parseConformanceArgs(
+      [
+        ...live,
+        '--suppressed',
+        'gone@example.com',
+        '--webhook-listen',
+        '127.0.0.1:8787',
+        '--webhook-public-url',
+        'https://hooks.example.com/in',
+        '--webhook-id',
+        'wh_1',
+        '--delivery-timeout',
+        '1500',
+      ],
+      { MAILTWIN_WEBHOOK_SECRET: 'whsec_abc' },
+      seed,
+    );
+    expect(result !== 'help' && result.target).toMatchObject({
+      suppressed: ['gone@example.com'],
+      webhook: {
+        listen: { host: '127.0.0.1', port: 8787 },
+        publicUrl: 'https://hooks.example.com/in',
+        secret: 'whsec_abc',
+        id: 'wh_1',
+      },
+      deliveryTimeoutMs: 1500,
+    });
+  });
+
+  it('refuses a webhook receiver given in part, or with a malformed address or secret', () => {
+    const hook = [
+      '--webhook-listen',
+      '127.0.0.1:8787',
+      '--webhook-public-url',
+      'https://h.test/in',
+    ];
+    expect(refusal([...live, ...hook]).message).toBe(
+      'a webhook receiver needs --webhook-listen, --webhook-public-url and --webhook-secret together',
+    );
+    expect(refusal([...live, hook[0]!, hook[1]!, '--webhook-secret', 'whsec_a']).message).toBe(
+      'a webhook receiver needs --webhook-listen, --webhook-public-url and --webhook-secret together',
+    );
+    expect(
+      refusal([
+        ...live,
+        '--webhook-listen',
+        '8787',
+        hook[2]!,
+        hook[3]!,
+        '--webhook-secret',
+        'whsec_a',
+      ]).message,
+    ).toMatch(/^--webhook-listen must be <host>:<port>/);
+    expect(refusal([...live, ...hook, '--webhook-secret', 'secret']).message).toBe(
+      "--webhook-secret must be the webhook's whsec_… signing secret",
+    );
+    expect(refusal([...live, '--suppressed', 'not an address']).message).toMatch(
+      /^--suppressed must be a plain address/,
+    );
+    expect(refusal(['--key', 'disabled=sk-x']).message).toBe('--key needs --base-url');
   });
 
   it.each(['--second-api-key', '--mailbox'])('refuses %s without --base-url', (flag) => {

@@ -1,5 +1,12 @@
 import { parseArgs } from 'node:util';
-import type { ProfileName, RunConfig, TargetConfig } from './config.ts';
+import {
+  DEFAULT_DELIVERY_TIMEOUT_MS,
+  KEY_ROLES,
+  type KeyRole,
+  type ProfileName,
+  type RunConfig,
+  type TargetConfig,
+} from './config.ts';
 import { PROFILES, PROFILE_NAMES, isProfileName } from './profiles.ts';
 
 export const REPORT_FORMATS = ['console', 'junit', 'json', 'html'] as const;
@@ -22,13 +29,28 @@ Target:
   --unversioned-base-url  Accept a --base-url not ending in /openapi/v1: for a proxy such as Prism
                           that serves the API at its root
   --api-key <key>         An API key of that deployment (or set MAILTWIN_API_KEY)
-  --second-api-key <key>  A key of another owner, for checks that need two (or MAILTWIN_SECOND_API_KEY)
+  --second-api-key <key>  A key of another owner, for checks that need two (or MAILTWIN_SECOND_API_KEY);
+                          the same as --key other-owner=<key>
+  --key <role>=<key>      A key made in the deployment's dashboard, by what it is (repeatable). Roles:
+                          follow-owner (the same as --api-key), one-domain, selected-mailbox,
+                          other-owner (a key of another owner), disabled (a disabled key),
+                          disabled-owner (a key of a disabled owner). The suite learns each key's
+                          reach from GET /mailboxes; the authorization checks use every key given
+  --suppressed <address>  An address on the deployment's suppression list (repeatable)
   --mailbox <address>     A mailbox the suite may use (repeatable); it sends mail to no other
                           address than these and its own *.conformance.test addresses
   --destructive           Allow checks that write through the API: send, upload, modify, delete
   --control-url <url>     A control plane like the emulator's (ending in /_mailtwin/v1); unlocks the
                           checks that set up their own owners, mailboxes, keys and mail
   --control-token <t>     Its bearer token (or set MAILTWIN_CONTROL_TOKEN)
+  --webhook-listen <h:p>  Where the suite's webhook receiver listens, e.g. 127.0.0.1:8787
+  --webhook-public-url <url>
+                          The URL the deployment's webhook (made in its dashboard) points at, which
+                          reaches --webhook-listen (through a tunnel, for one)
+  --webhook-secret <s>    That webhook's signing secret, whsec_… (or MAILTWIN_WEBHOOK_SECRET)
+  --webhook-id <id>       That webhook's id, if the X-Service-Webhook-Id header should be checked
+  --delivery-timeout <ms> How long mail the suite sends may take to arrive in a --mailbox, and a
+                          webhook delivery to reach the receiver (default 60000)
   --max-rps <n>           At most n requests per second over the whole run (default: 20 against
                           --base-url, no limit in process; 0 for no limit)
   --request-timeout <ms>  How long one request may go unanswered, body included, before its check
@@ -92,6 +114,13 @@ export function parseConformanceArgs(
         'unversioned-base-url': { type: 'boolean' },
         'api-key': { type: 'string' },
         'second-api-key': { type: 'string' },
+        key: { type: 'string', multiple: true },
+        suppressed: { type: 'string', multiple: true },
+        'webhook-listen': { type: 'string' },
+        'webhook-public-url': { type: 'string' },
+        'webhook-secret': { type: 'string' },
+        'webhook-id': { type: 'string' },
+        'delivery-timeout': { type: 'string' },
         mailbox: { type: 'string', multiple: true },
         destructive: { type: 'boolean' },
         'control-url': { type: 'string' },
@@ -175,6 +204,13 @@ function parseTarget(
     'unversioned-base-url'?: boolean;
     'api-key'?: string;
     'second-api-key'?: string;
+    key?: string[];
+    suppressed?: string[];
+    'webhook-listen'?: string;
+    'webhook-public-url'?: string;
+    'webhook-secret'?: string;
+    'webhook-id'?: string;
+    'delivery-timeout'?: string;
     mailbox?: string[];
     destructive?: boolean;
     'control-url'?: string;
@@ -187,6 +223,13 @@ function parseTarget(
     for (const flag of [
       'api-key',
       'second-api-key',
+      'key',
+      'suppressed',
+      'webhook-listen',
+      'webhook-public-url',
+      'webhook-secret',
+      'webhook-id',
+      'delivery-timeout',
       'control-url',
       'mailbox',
       'destructive',
@@ -214,21 +257,39 @@ function parseTarget(
       `--base-url must be the full versioned endpoint ending in /openapi/v1 (§5 rule 5), got ${baseUrl}`,
     );
   }
-  const apiKey = values['api-key'] ?? env.MAILTWIN_API_KEY;
-  if (apiKey === undefined || apiKey === '') {
-    throw new ConfigurationError('a live target needs --api-key (or MAILTWIN_API_KEY)');
+  const keys = keysByRole(values.key ?? []);
+  const apiKey = alias(
+    keys,
+    'follow-owner',
+    '--api-key',
+    values['api-key'] ?? env.MAILTWIN_API_KEY,
+  );
+  if (apiKey === undefined) {
+    throw new ConfigurationError(
+      'a live target needs --api-key or --key follow-owner=<key> (or MAILTWIN_API_KEY)',
+    );
   }
-  const secondApiKey = values['second-api-key'] ?? env.MAILTWIN_SECOND_API_KEY;
-  if (secondApiKey !== undefined && secondApiKey === apiKey) {
-    throw new ConfigurationError('--second-api-key must be another key than --api-key');
-  }
-  const mailboxes = (values.mailbox ?? []).map((mailbox) => {
-    if (!/^[^\s@<>,]+@[^\s@<>,]+$/.test(mailbox))
+  const secondApiKey = alias(
+    keys,
+    'other-owner',
+    '--second-api-key',
+    values['second-api-key'] ?? env.MAILTWIN_SECOND_API_KEY,
+  );
+  const secrets = Object.entries(keys);
+  for (const [role, secret] of secrets) {
+    const twin = secrets.find(([other, s]) => other !== role && s === secret);
+    if (twin !== undefined)
       throw new ConfigurationError(
-        `--mailbox must be a plain address like box@example.com, got "${mailbox}"`,
+        `the ${role} and ${twin[0]} keys are the same key: give each its own`,
       );
-    return mailbox;
-  });
+  }
+  const mailboxes = (values.mailbox ?? []).map((mailbox) => plainAddress('--mailbox', mailbox));
+  const suppressed = (values.suppressed ?? []).map((a) => plainAddress('--suppressed', a));
+  const webhook = parseWebhook(values, env);
+  const deliveryTimeoutMs =
+    values['delivery-timeout'] === undefined
+      ? DEFAULT_DELIVERY_TIMEOUT_MS
+      : integer('--delivery-timeout', values['delivery-timeout'], 1, 3_600_000);
   const control = parseControl(
     values['control-url'],
     values['control-token'] ?? env.MAILTWIN_CONTROL_TOKEN,
@@ -238,9 +299,107 @@ function parseTarget(
     ...(control === undefined ? {} : { control }),
     baseUrl: `${url.origin}${url.pathname.replace(/\/+$/, '')}`,
     apiKey,
-    ...(secondApiKey === undefined || secondApiKey === '' ? {} : { secondApiKey }),
+    ...(secondApiKey === undefined ? {} : { secondApiKey }),
+    keys,
+    ...(suppressed.length === 0 ? {} : { suppressed }),
+    ...(webhook === undefined ? {} : { webhook }),
+    deliveryTimeoutMs,
     mailboxes,
     destructive: values.destructive ?? false,
+  };
+}
+
+/** `--key role=secret`, each role at most once. */
+function keysByRole(raw: string[]): Partial<Record<KeyRole, string>> {
+  const keys: Partial<Record<KeyRole, string>> = {};
+  for (const entry of raw) {
+    const at = entry.indexOf('=');
+    const role = entry.slice(0, at);
+    const secret = entry.slice(at + 1);
+    if (at < 1 || secret === '')
+      throw new ConfigurationError(`--key takes <role>=<key>, got "${entry.slice(0, 20)}…"`);
+    if (!(KEY_ROLES as readonly string[]).includes(role))
+      throw new ConfigurationError(
+        `--key role must be one of ${KEY_ROLES.join(', ')}, got "${role}"`,
+      );
+    if (keys[role as KeyRole] !== undefined)
+      throw new ConfigurationError(`--key ${role}= is given twice`);
+    keys[role as KeyRole] = secret;
+  }
+  return keys;
+}
+
+/**
+ * The key of `role`, from `--key role=` or its older flag (`--api-key`, `--second-api-key`),
+ * recorded under the role; both given and different is an error.
+ */
+function alias(
+  keys: Partial<Record<KeyRole, string>>,
+  role: KeyRole,
+  flag: string,
+  fromFlag: string | undefined,
+): string | undefined {
+  const given = fromFlag === '' ? undefined : fromFlag;
+  if (given !== undefined && keys[role] !== undefined && keys[role] !== given)
+    throw new ConfigurationError(`${flag} and --key ${role}= name different keys: give one`);
+  if (given !== undefined) keys[role] = given;
+  return keys[role];
+}
+
+function plainAddress(flag: string, address: string): string {
+  if (!/^[^\s@<>,]+@[^\s@<>,]+$/.test(address))
+    throw new ConfigurationError(
+      `${flag} must be a plain address like box@example.com, got "${address}"`,
+    );
+  return address;
+}
+
+/** The --webhook-* flags: listen, public URL and secret together, or none of them. */
+function parseWebhook(
+  values: {
+    'webhook-listen'?: string;
+    'webhook-public-url'?: string;
+    'webhook-secret'?: string;
+    'webhook-id'?: string;
+  },
+  env: NodeJS.ProcessEnv,
+): Extract<TargetConfig, { kind: 'live' }>['webhook'] {
+  const secret = values['webhook-secret'] ?? env.MAILTWIN_WEBHOOK_SECRET;
+  const given = [values['webhook-listen'], values['webhook-public-url']].filter(
+    (v) => v !== undefined,
+  ).length;
+  if (given === 0) {
+    if (values['webhook-id'] !== undefined)
+      throw new ConfigurationError('--webhook-id needs --webhook-listen and --webhook-public-url');
+    return undefined;
+  }
+  if (given === 1 || secret === undefined || secret === '')
+    throw new ConfigurationError(
+      'a webhook receiver needs --webhook-listen, --webhook-public-url and --webhook-secret together',
+    );
+  const listen = /^(\[[0-9a-fA-F:.]+\]|[^:\s]+):(\d{1,5})$/.exec(values['webhook-listen']!);
+  const port = Number(listen?.[2]);
+  if (listen === null || port < 1 || port > 65_535)
+    throw new ConfigurationError(
+      `--webhook-listen must be <host>:<port>, e.g. 127.0.0.1:8787, got "${values['webhook-listen']}"`,
+    );
+  let publicUrl: URL;
+  try {
+    publicUrl = new URL(values['webhook-public-url']!);
+  } catch {
+    throw new ConfigurationError(
+      `--webhook-public-url is not a URL: ${values['webhook-public-url']}`,
+    );
+  }
+  if (publicUrl.protocol !== 'http:' && publicUrl.protocol !== 'https:')
+    throw new ConfigurationError('--webhook-public-url must be an http or https URL');
+  if (!/^whsec_\S+$/.test(secret))
+    throw new ConfigurationError("--webhook-secret must be the webhook's whsec_… signing secret");
+  return {
+    listen: { host: listen[1]!.replace(/^\[|\]$/g, ''), port },
+    publicUrl: publicUrl.href,
+    secret,
+    ...(values['webhook-id'] === undefined ? {} : { id: values['webhook-id'] }),
   };
 }
 

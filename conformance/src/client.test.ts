@@ -16,6 +16,7 @@ function fakeTarget(kind: Target['kind'] = 'live') {
     apiKey: 'sk-x',
     control: { baseUrl: 'https://mail.example.com/_mailtwin/v1', token: 'ct' },
     offers: new Set(),
+    deliveryTimeoutMs: 60_000,
     fetch: async (request) => {
       sent.push(`${request.method} ${new URL(request.url).pathname}`);
       return new Response('{}', { headers: { 'Content-Type': 'application/json' } });

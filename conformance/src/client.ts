@@ -48,11 +48,7 @@ export class ContractViolation extends ChargedFailure {
       charge.layer === 'documented'
         ? `the response breaks what the service document requires (spec/openapi.yaml, documented rule ${charge.ruleId})`
         : `the response breaks only decided parts of spec/openapi.yaml (spec/DECISIONS.md ${charge.ruleId}; a deployment may decide otherwise: a warning unless --strict)`;
-    super(
-      charge.ruleId,
-      new Error(`${what}:\n  - ${exchange.violations.join('\n  - ')}`),
-      true,
-    );
+    super(charge.ruleId, new Error(`${what}:\n  - ${exchange.violations.join('\n  - ')}`), true);
     this.layer = charge.layer;
   }
 }

@@ -4,24 +4,96 @@
  */
 
 /** Something a check may need that not every target offers; a check lacking one is skipped. */
-export type Need = 'control-plane' | 'second-key' | 'webhook-receiver' | 'destructive';
+/**
+ * What a check needs from its target, each a capability one of two worlds gives (world.ts):
+ * the control world (the emulator, or any target offering its control plane) gives them all;
+ * the API world (any deployment: its API, keys made in its dashboard, the suite's flags) gives
+ * what the API and the flags can.
+ */
+export type Need =
+  | 'mail'
+  | 'crafted-mail'
+  | 'second-key'
+  | 'scoped-keys'
+  | 'disabled-keys'
+  | 'suppressed'
+  | 'provisioning'
+  | 'sent-message'
+  | 'clock'
+  | 'faults'
+  | 'webhook-receiver'
+  | 'webhook-config'
+  | 'destructive';
 
 export const NEEDS: readonly Need[] = [
-  'control-plane',
+  'mail',
+  'crafted-mail',
   'second-key',
+  'scoped-keys',
+  'disabled-keys',
+  'suppressed',
+  'provisioning',
+  'sent-message',
+  'clock',
+  'faults',
   'webhook-receiver',
+  'webhook-config',
   'destructive',
 ];
 
 export const NEED_DESCRIPTIONS: Record<Need, string> = {
-  'control-plane': 'the emulator control plane (give --control-url and --control-token)',
+  mail: 'mail in a mailbox: injected by a control plane, or sent to the --mailbox addresses and awaited (give --destructive)',
+  'crafted-mail':
+    'mail with chosen times, folders, flags, senders or headers, which only a control plane can place (the API sends mail as it is, at the time it is)',
   'second-key':
-    'a second API key of another owner (give --second-api-key, or a control plane that makes keys)',
+    'a key of another owner (give --key other-owner=<secret> or --second-api-key, or a control plane)',
+  'scoped-keys':
+    'keys of the one-domain and selected-mailbox scopes (give --key one-domain=<secret> --key selected-mailbox=<secret>, or a control plane)',
+  'disabled-keys':
+    'a disabled key and a key of a disabled owner (give --key disabled=<secret> --key disabled-owner=<secret>, or a control plane)',
+  suppressed:
+    'an address on the suppression list (give --suppressed <address>, or a control plane)',
+  provisioning:
+    'owners, mailboxes, grants and keys made and changed on demand, which only a control plane can do (the dashboard does it by hand)',
+  'sent-message':
+    "the raw message as it left for an outside recipient, which only a control plane shows (the emulator's outbox)",
+  clock: 'a clock the suite can move, which only a control plane offers',
+  faults: 'faults injected on demand (a 504 after the send), which only a control plane offers',
   'webhook-receiver':
-    'a webhook receiver the target can reach (the suite runs one on loopback; only the in-process emulator is known to reach it)',
+    'a webhook receiver the target delivers to (the suite runs one; give --webhook-listen, --webhook-public-url and --webhook-secret for a live target)',
+  'webhook-config':
+    'webhooks made, failed and inspected on demand (retries, pausing, deliveries), which only a control plane offers',
   destructive:
     'permission to write through the API: send, upload, modify and delete email (give --destructive)',
 };
+
+/**
+ * Needs only a control plane (the test harness) can meet: the API has no way to give them. A
+ * certifying run of an API world lists the rules they leave unchecked as "needs the harness"
+ * instead of failing on them.
+ */
+export const HARNESS_NEEDS: ReadonlySet<Need> = new Set<Need>([
+  'crafted-mail',
+  'provisioning',
+  'sent-message',
+  'clock',
+  'faults',
+  'webhook-config',
+]);
+
+/** How long sent mail may take to arrive (`--delivery-timeout`): §4.3 says nothing of it. */
+export const DEFAULT_DELIVERY_TIMEOUT_MS = 60_000;
+
+/** The roles of `--key <role>=<secret>`: what each key is, in the deployment's dashboard. */
+export const KEY_ROLES = [
+  'follow-owner',
+  'one-domain',
+  'selected-mailbox',
+  'other-owner',
+  'disabled',
+  'disabled-owner',
+] as const;
+export type KeyRole = (typeof KEY_ROLES)[number];
 
 /** The run profiles of `--profile` (see profiles.ts for what each selects). */
 export type ProfileName = 'full' | 'quick' | 'certify' | 'read-only';
@@ -32,9 +104,23 @@ export type TargetConfig =
       kind: 'live';
       /** The full versioned endpoint, `{base_url}` of §1, ending in /openapi/v1. */
       baseUrl: string;
+      /** The key the suite works with: `--api-key`, or `--key follow-owner=`. */
       apiKey: string;
       /** A key of another owner, for checks that need two owners (§2.1). */
       secondApiKey?: string;
+      /** Every key given, by role (`--api-key` is follow-owner, `--second-api-key` other-owner). */
+      keys?: Partial<Record<KeyRole, string>>;
+      /** Addresses the deployment has on its suppression list (`--suppressed`). */
+      suppressed?: string[];
+      /** The receiver a webhook made in the deployment's dashboard points at (`--webhook-*`). */
+      webhook?: {
+        listen: { host: string; port: number };
+        publicUrl: string;
+        secret: string;
+        id?: string;
+      };
+      /** How long mail the suite sends may take to arrive before a check fails (`--delivery-timeout`). */
+      deliveryTimeoutMs?: number;
       /** Mailboxes the suite may use; it sends mail to no other address (client.ts). */
       mailboxes: string[];
       destructive: boolean;

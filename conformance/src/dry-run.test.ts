@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { NEED_DESCRIPTIONS, type Need } from './config.ts';
+import { NEEDS, NEED_DESCRIPTIONS, type Need } from './config.ts';
 import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
 import type { Rule } from './rules.ts';
 
@@ -14,7 +14,7 @@ const CHECKS: CollectedCheck[] = [
     name: '1-R2: writes',
     behaviour: 'writes',
     rules: ['1-R2'],
-    needs: ['control-plane', 'destructive'],
+    needs: ['provisioning', 'destructive'],
   },
   {
     file: 'b.check.ts',
@@ -29,7 +29,7 @@ const RULES: Rule[] = [
   { id: '1-R2', section: '1', sentence: 's', source: 'documented' },
   { id: 'D-2', section: '4', sentence: 's', source: 'decided' },
 ];
-const ALL = new Set<Need>(['control-plane', 'destructive', 'second-key', 'webhook-receiver']);
+const ALL = new Set<Need>(NEEDS);
 const runs = (plan: ReturnType<typeof planChecks>) => plan.map((c) => c.selection.run);
 
 describe('planChecks', () => {
@@ -42,7 +42,7 @@ describe('planChecks', () => {
   it('decides as the workers do: profile first, then the target', () => {
     const plan = planChecks({
       checks: CHECKS,
-      offers: new Set(['control-plane', 'destructive']),
+      offers: new Set(['provisioning', 'destructive']),
       profile: 'read-only',
       filter: undefined,
     });
@@ -84,8 +84,8 @@ describe('formatPlan', () => {
         '  RUN  reads',
         '       rules 1-R1; needs nothing',
         '  SKIP writes',
-        '       rules 1-R2; needs control-plane, destructive',
-        `       skipped: needs ${NEED_DESCRIPTIONS['control-plane']}; ${NEED_DESCRIPTIONS.destructive}`,
+        '       rules 1-R2; needs provisioning, destructive',
+        `       skipped: needs ${NEED_DESCRIPTIONS.provisioning}; ${NEED_DESCRIPTIONS.destructive}`,
         'b.check.ts',
         'Checks: 1 would run, 2 would be skipped, of 3 in 2 files',
         'Rules: 1/3 would be checked (documented 1/2, decided 0/1)',

@@ -119,6 +119,27 @@ describe('preflight against the emulator', () => {
     );
   });
 
+  it('asks every key given by role, and names the role of the one refused', async () => {
+    const { key, target } = await emulator();
+    const keys = { 'follow-owner': key, 'one-domain': WRONG_KEY };
+    expect(await failure(target({ keys }))).toMatch(
+      /^the API key sk-…wxyz \(--key one-domain=\) is not accepted \(401 /,
+    );
+  });
+
+  it('requires a key given as disabled to be refused, and asks no mailbox of it', async () => {
+    const { key, target } = await emulator();
+    expect(
+      await preflight(target({ keys: { disabled: WRONG_KEY } }), { timeoutMs: 5_000 }),
+    ).toEqual({
+      requests: 2,
+      mailboxes: ['hello@acme.test'],
+    });
+    expect(await failure(target({ keys: { 'disabled-owner': key } }))).toMatch(
+      /^the key sk-…\w{4} given as --key disabled-owner= is not refused \(GET \S+ answered 200\): give a key that is of a disabled owner$/,
+    );
+  });
+
   it('refuses a --mailbox that no key lists, naming it and what was listed', async () => {
     const { target } = await emulator();
     expect(await failure(target({ mailboxes: ['hello@acme.test', 'nobody@acme.test'] }))).toBe(

@@ -1,4 +1,4 @@
-import type { TargetConfig } from './config.ts';
+import type { KeyRole, TargetConfig } from './config.ts';
 import { maskSecret } from './redact.ts';
 import type { Target } from './targets.ts';
 import { describeUnreachable } from './unreachable.ts';
@@ -15,8 +15,11 @@ export class PreflightFailure extends Error {
 /** What the preflight looks at: the target's URLs, keys and mailboxes, and how to fetch. */
 export type PreflightTarget = Pick<
   Target,
-  'baseUrl' | 'apiKey' | 'secondApiKey' | 'mailboxes' | 'control' | 'fetch'
+  'baseUrl' | 'apiKey' | 'secondApiKey' | 'keys' | 'mailboxes' | 'control' | 'fetch'
 >;
+
+/** Roles whose keys must be refused: the suite checks refusals with them (§5). */
+const REFUSED_ROLES: readonly KeyRole[] = ['disabled', 'disabled-owner'];
 
 /**
  * A live target as the preflight needs it: the URLs, keys and mailboxes of the configuration,
@@ -28,6 +31,7 @@ export function liveTarget(config: Extract<TargetConfig, { kind: 'live' }>): Pre
     baseUrl: config.baseUrl.replace(/\/+$/, ''),
     apiKey: config.apiKey,
     ...(config.secondApiKey === undefined ? {} : { secondApiKey: config.secondApiKey }),
+    ...(config.keys === undefined ? {} : { keys: config.keys }),
     mailboxes: config.mailboxes,
     control: config.control,
     fetch: (request) => fetch(request, { redirect: 'manual' }),
@@ -59,10 +63,16 @@ export async function preflight(
     return fetchWithin(target, url, token, timeoutMs, reached);
   };
   const url = `${target.baseUrl}/mailboxes`;
+  const byRole = Object.entries(target.keys ?? {}) as [KeyRole, string][];
   const keys = [
     ['--api-key', target.apiKey],
     ['--second-api-key', target.secondApiKey],
-  ].filter((entry): entry is [string, string] => entry[1] !== undefined);
+    ...byRole
+      .filter(([role]) => !REFUSED_ROLES.includes(role))
+      .map(([role, secret]) => [`--key ${role}=`, secret]),
+  ]
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .filter(([, key], index, all) => all.findIndex(([, other]) => other === key) === index);
   if (keys.length === 0) {
     const answer = await ask(url, undefined, target.baseUrl);
     if (answer.status >= 500)
@@ -71,6 +81,13 @@ export async function preflight(
   for (const [flag, key] of keys) {
     const answer = await ask(url, key, target.baseUrl);
     result.mailboxes.push(...listedMailboxes(answer, url, flag, key));
+  }
+  for (const [role, key] of byRole.filter(([role]) => REFUSED_ROLES.includes(role))) {
+    const answer = await ask(url, key, target.baseUrl);
+    if (answer.status !== 401 && answer.status !== 403)
+      throw new PreflightFailure(
+        `the key ${redactSecret(key)} given as --key ${role}= is not refused (GET ${url} answered ${answer.status}): give a key that is ${role === 'disabled' ? 'disabled' : 'of a disabled owner'}`,
+      );
   }
   const listed = new Set(result.mailboxes.map((address) => address.toLowerCase()));
   for (const mailbox of target.mailboxes ?? []) {

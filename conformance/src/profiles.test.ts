@@ -27,15 +27,53 @@ describe('offeredNeeds', () => {
     expect(sorted(offeredNeeds({ ...LIVE, destructive: true }))).toEqual(['destructive']);
   });
 
-  it('offers the control plane and a second key with --control-url', () => {
-    expect(sorted(offeredNeeds({ ...LIVE, control: CONTROL }))).toEqual([
-      'control-plane',
-      'second-key',
-    ]);
+  it('offers every need but the receiver with --control-url: the control world', () => {
+    expect(sorted(offeredNeeds({ ...LIVE, control: CONTROL }))).toEqual(
+      NEEDS.filter((need) => need !== 'webhook-receiver' && need !== 'destructive').sort(),
+    );
   });
 
   it('offers a second key with --second-api-key alone', () => {
     expect(sorted(offeredNeeds({ ...LIVE, secondApiKey: 'sk-two' }))).toEqual(['second-key']);
+  });
+
+  it('offers in an API world what the flags give: mail by sending, keys by role, suppressed, a receiver', () => {
+    const apiWorld = {
+      ...LIVE,
+      destructive: true,
+      mailboxes: ['a@example.com'],
+      keys: {
+        'other-owner': 'sk-2',
+        'one-domain': 'sk-3',
+        'selected-mailbox': 'sk-4',
+        disabled: 'sk-5',
+        'disabled-owner': 'sk-6',
+      },
+      suppressed: ['gone@example.com'],
+      webhook: {
+        listen: { host: '127.0.0.1', port: 9000 },
+        publicUrl: 'https://hooks.example.com/in',
+        secret: 'whsec_x',
+      },
+    };
+    expect(sorted(offeredNeeds(apiWorld))).toEqual(
+      [
+        'destructive',
+        'disabled-keys',
+        'mail',
+        'scoped-keys',
+        'second-key',
+        'suppressed',
+        'webhook-receiver',
+      ].sort(),
+    );
+    // Mail is built by sending: never without --destructive, never without a mailbox.
+    expect(offeredNeeds({ ...apiWorld, destructive: false }).has('mail')).toBe(false);
+    expect(offeredNeeds({ ...apiWorld, mailboxes: [] }).has('mail')).toBe(false);
+    // One scoped key is not the pair the scope checks compare.
+    expect(offeredNeeds({ ...apiWorld, keys: { 'one-domain': 'sk-3' } }).has('scoped-keys')).toBe(
+      false,
+    );
   });
 
   it('never assumes a live target reaches the loopback webhook receiver', () => {
@@ -51,33 +89,34 @@ describe('selectCheck', () => {
   });
 
   it('skips a check whose need the target lacks, with the description of that need', () => {
-    expect(selectCheck(['control-plane', 'destructive'], new Set(['destructive']), 'full')).toEqual(
-      { run: false, reason: `needs ${NEED_DESCRIPTIONS['control-plane']}` },
-    );
+    expect(selectCheck(['provisioning', 'destructive'], new Set(['destructive']), 'full')).toEqual({
+      run: false,
+      reason: `needs ${NEED_DESCRIPTIONS['provisioning']}`,
+    });
   });
 
   it('names every missing need, joined with semicolons', () => {
-    const selection = selectCheck(['control-plane', 'second-key'], new Set(), 'quick');
+    const selection = selectCheck(['provisioning', 'second-key'], new Set(), 'quick');
     expect(selection).toEqual({
       run: false,
-      reason: `needs ${NEED_DESCRIPTIONS['control-plane']}; ${NEED_DESCRIPTIONS['second-key']}`,
+      reason: `needs ${NEED_DESCRIPTIONS['provisioning']}; ${NEED_DESCRIPTIONS['second-key']}`,
     });
   });
 
   it('leaves writing checks out of read-only even where the target would allow them', () => {
-    expect(selectCheck(['control-plane', 'destructive'], ALL, 'read-only')).toEqual({
+    expect(selectCheck(['provisioning', 'destructive'], ALL, 'read-only')).toEqual({
       run: false,
       reason: 'left out by --profile read-only: it writes through the API (needs destructive)',
     });
   });
 
   it('runs reading checks under read-only', () => {
-    expect(selectCheck(['control-plane'], ALL, 'read-only')).toEqual({ run: true });
+    expect(selectCheck(['provisioning'], ALL, 'read-only')).toEqual({ run: true });
   });
 
   it('selects under certify exactly as under full: certify refuses skips afterwards', () => {
-    const needs: Need[][] = [[], ['destructive'], ['control-plane', 'webhook-receiver']];
-    for (const offers of [ALL, new Set<Need>(), new Set<Need>(['control-plane'])])
+    const needs: Need[][] = [[], ['destructive'], ['provisioning', 'webhook-receiver']];
+    for (const offers of [ALL, new Set<Need>(), new Set<Need>(['provisioning'])])
       for (const n of needs)
         expect(selectCheck(n, offers, 'certify')).toEqual(selectCheck(n, offers, 'full'));
   });

@@ -1,4 +1,10 @@
-import { NEED_DESCRIPTIONS, type Need, type ProfileName, type TargetConfig } from './config.ts';
+import {
+  NEED_DESCRIPTIONS,
+  NEEDS,
+  type Need,
+  type ProfileName,
+  type TargetConfig,
+} from './config.ts';
 
 /** What a profile changes: run count, strictness, what it leaves out, whether a skip is allowed. */
 export interface Profile {
@@ -62,18 +68,32 @@ export function isProfileName(name: string): name is ProfileName {
 
 /**
  * What a target offers among the needs, from its configuration alone (no request, no emulator
- * started), so the dry run and the workers decide alike. The in-process emulator offers all;
- * a live target offers `destructive` with --destructive, `control-plane` with --control-url,
- * and `second-key` with --second-api-key or a control plane (which makes keys of new owners).
- * A live target is never assumed to reach the suite's loopback webhook receiver.
+ * started), so the dry run and the workers decide alike.
+ * - The control world (the in-process emulator, or a live target given --control-url) offers
+ *   every need; a live one reaches the suite's webhook receiver only through --webhook-* flags.
+ * - The API world (a live target without a control plane) offers what its API and the flags
+ *   give: mail, built by sending to the --mailbox addresses (so only with --destructive and a
+ *   mailbox), keys by role (--key), suppressed addresses (--suppressed), a receiver (--webhook-*).
  */
 export function offeredNeeds(config: TargetConfig): ReadonlySet<Need> {
-  if (config.kind === 'emulator')
-    return new Set<Need>(['destructive', 'control-plane', 'second-key', 'webhook-receiver']);
+  if (config.kind === 'emulator') return new Set<Need>(NEEDS);
   const offers = new Set<Need>();
+  const keys = config.keys ?? {};
   if (config.destructive) offers.add('destructive');
-  if (config.control !== undefined) offers.add('control-plane');
-  if (config.control !== undefined || config.secondApiKey !== undefined) offers.add('second-key');
+  if (config.webhook !== undefined) offers.add('webhook-receiver');
+  if (config.control !== undefined) {
+    for (const need of NEEDS)
+      if (need !== 'webhook-receiver' && need !== 'destructive') offers.add(need);
+    return offers;
+  }
+  if (config.destructive && config.mailboxes.length > 0) offers.add('mail');
+  if (keys['other-owner'] !== undefined || config.secondApiKey !== undefined)
+    offers.add('second-key');
+  if (keys['one-domain'] !== undefined && keys['selected-mailbox'] !== undefined)
+    offers.add('scoped-keys');
+  if (keys.disabled !== undefined && keys['disabled-owner'] !== undefined)
+    offers.add('disabled-keys');
+  if ((config.suppressed ?? []).length > 0) offers.add('suppressed');
   return offers;
 }
 

@@ -24,7 +24,8 @@ import {
  */
 export interface JsonReport {
   format: 'mailtwin-conformance-report';
-  formatVersion: 1;
+  /** 2: `needs` name the capabilities of a world (config.ts), not `control-plane`. */
+  formatVersion: 2;
   tool: { name: 'mailtwin-conformance'; version: string | null };
   run: {
     target: string;
@@ -154,7 +155,7 @@ export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
   const { coverage } = summary;
   return {
     format: 'mailtwin-conformance-report',
-    formatVersion: 1,
+    formatVersion: 2,
     tool: { name: 'mailtwin-conformance', version: facts.toolVersion ?? null },
     run: {
       target: facts.target,

@@ -49,11 +49,11 @@ const check = (name: string, state: TestOutcome['state'], extra: Partial<TestOut
 export function sampleSummary(overrides: Partial<Summary> = {}): Summary {
   const both = check('4.1-R1 4.2-R1: lists and pages', 'passed', {
     rules: ['4.1-R1', '4.2-R1'],
-    needs: ['control-plane'],
+    needs: ['provisioning'],
   });
   const broken = check('4.3-R1: refuses "bad" <input> & more', 'failed', {
     rules: ['4.3-R1'],
-    needs: ['control-plane', 'destructive'],
+    needs: ['provisioning', 'destructive'],
     chargedRules: ['4.3-R1'],
     errors: [
       `Rule broken while checking that it refuses "bad" <input> & more:\n  4.3-R1: "${TRICKY_SENTENCE}"\n\n\u001b[31mexpected 400, got 200\u001b[39m \u0007bell\n  replay: curl -i -X POST "$MAILTWIN_BASE_URL"'/emails/send' --data-binary '{"to":"a@b.test"}'`,

@@ -35,10 +35,14 @@ export function renderReport(
   return redactSecrets(RENDER[format](summary, facts), secrets);
 }
 
-/** The secrets a run was given: its API keys and control token. */
+/** The secrets a run was given: its API keys, control token and webhook secret. */
 export function secretsOf(target: TargetConfig): string[] {
   if (target.kind !== 'live') return [];
-  return [target.apiKey, target.secondApiKey, target.control?.token].filter(
-    (s): s is string => s !== undefined,
-  );
+  return [
+    target.apiKey,
+    target.secondApiKey,
+    ...Object.values(target.keys ?? {}),
+    target.control?.token,
+    target.webhook?.secret,
+  ].filter((s): s is string => s !== undefined);
 }

@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createApp, defaultDeps } from '../../emulator/src/app.ts';
-import type { Need, TargetConfig } from './config.ts';
+import {
+  DEFAULT_DELIVERY_TIMEOUT_MS,
+  type KeyRole,
+  type Need,
+  type TargetConfig,
+} from './config.ts';
 import { offeredNeeds } from './profiles.ts';
 
 /**
@@ -16,6 +21,14 @@ export interface Target {
   readonly apiKey: string | undefined;
   /** A key of another owner (`--second-api-key`), when one was given. */
   readonly secondApiKey?: string;
+  /** Every key given, by role (`--key`; `--api-key` and `--second-api-key` included). */
+  readonly keys?: Readonly<Partial<Record<KeyRole, string>>>;
+  /** Addresses on the target's suppression list (`--suppressed`). */
+  readonly suppressed?: readonly string[];
+  /** The receiver a webhook made in the target's dashboard points at (`--webhook-*`). */
+  readonly webhook?: NonNullable<Extract<TargetConfig, { kind: 'live' }>['webhook']>;
+  /** How long sent mail may take to arrive before a check fails (`--delivery-timeout`). */
+  readonly deliveryTimeoutMs: number;
   /** The `--mailbox` addresses: against a live target, mail goes to no other (client.ts). */
   readonly mailboxes?: readonly string[];
   /** The emulator's control plane (the dashboard's stand-in), when the target has one. */
@@ -54,6 +67,7 @@ export function createTarget(config: TargetConfig): Target {
       control: { baseUrl: `${IN_PROCESS_ORIGIN}/_mailtwin/v1`, token: controlToken },
       offers: offeredNeeds(config),
       webhookTimeoutMs: IN_PROCESS_WEBHOOK_TIMEOUT_MS,
+      deliveryTimeoutMs: DEFAULT_DELIVERY_TIMEOUT_MS,
       fetch: async (request) => app.fetch(request),
     };
   }
@@ -64,6 +78,10 @@ export function createTarget(config: TargetConfig): Target {
     origin: new URL(baseUrl).origin,
     apiKey: config.apiKey,
     ...(config.secondApiKey === undefined ? {} : { secondApiKey: config.secondApiKey }),
+    ...(config.keys === undefined ? {} : { keys: config.keys }),
+    ...(config.suppressed === undefined ? {} : { suppressed: config.suppressed }),
+    ...(config.webhook === undefined ? {} : { webhook: config.webhook }),
+    deliveryTimeoutMs: config.deliveryTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     mailboxes: config.mailboxes,
     control: config.control,
     offers: offeredNeeds(config),
