@@ -22,6 +22,7 @@ import { unsubscribeRoutes } from './routes/unsubscribe.ts';
 import { DirectoryService } from './services/directory-service.ts';
 import { FaultInjector } from './services/faults.ts';
 import { InboundService } from './services/inbound-service.ts';
+import { LocalDelivery } from './services/local-delivery.ts';
 import { SendService } from './services/send-service.ts';
 import { UploadService } from './services/upload-service.ts';
 import { WebhookService } from './services/webhook-service.ts';
@@ -54,6 +55,11 @@ export interface AppDeps {
   webhookTimeoutMs: number;
   /** D-38: `--rate-limit`, per API key; null for none. The control plane can change it. */
   rateLimit: RateLimit | null;
+  /**
+   * `--delivery-delay-ms`: how long mail sent to a mailbox here takes to reach it, on `clock`;
+   * 0 (the default) delivers with the send. Inbound mail is never delayed.
+   */
+  deliveryDelayMs: number;
   /** This instance's origin once it listens (set by `mailtwin serve`), for the demo sink. */
   selfOrigin: { value?: string };
   /** Where unexpected errors are reported; never into a response body. */
@@ -73,6 +79,7 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     allowLoopbackWebhooks: overrides.allowLoopbackWebhooks ?? false,
     webhookTimeoutMs: overrides.webhookTimeoutMs ?? DEFAULT_DELIVERY_TIMEOUT_MS,
     rateLimit: overrides.rateLimit ?? null,
+    deliveryDelayMs: overrides.deliveryDelayMs ?? 0,
     selfOrigin: overrides.selfOrigin ?? {},
     logError:
       overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
@@ -87,6 +94,8 @@ export interface Services {
   requests: RequestValidator;
   uploads: UploadService;
   send: SendService;
+  /** When mail sent to a mailbox here arrives (`--delivery-delay-ms`). */
+  localDelivery: LocalDelivery;
   faults: FaultInjector;
   /** Signs `{{unsubscribe_url}}` links of this instance. */
   unsubscribeKey: string;
@@ -121,6 +130,7 @@ export function createServices(deps: AppDeps): Services {
   );
   // §6.1: every new email reaching a mailbox, inbound or local delivery, is offered to webhooks.
   const delivered = (email: Email) => dispatcher.enqueue(email);
+  const localDelivery = new LocalDelivery(deps.clock, deps.deliveryDelayMs, deps.logError);
   return {
     deps,
     directory: new DirectoryService(deps.store, deps.clock, deps.ids),
@@ -138,7 +148,9 @@ export function createServices(deps: AppDeps): Services {
       uploads,
       unsubscribeKey,
       delivered,
+      localDelivery,
     ),
+    localDelivery,
     dispatcher,
     webhooks: new WebhookService(
       deps.store,

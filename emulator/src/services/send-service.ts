@@ -26,6 +26,7 @@ import { composeMime } from '../mime/compose.ts';
 import type { components } from '../../../spec/generated/openapi.d.ts';
 import type { Store } from '../store/store.ts';
 import { faultError, type FaultInjector, type FaultableOperation } from './faults.ts';
+import type { Arrival, LocalDelivery } from './local-delivery.ts';
 
 /** §8 limits on what one message carries. */
 export const MAX_ATTACHMENTS = 20;
@@ -76,7 +77,9 @@ type RequestBody<Name extends keyof components['schemas']> = components['schemas
  * What creates mail (§4.3, §4.7, §4.8): checks every rule before anything is written, renders
  * templates (§2.6), builds the real MIME message, then in one transaction stores the sender's
  * copy in `sent`, a copy in the inbox of every recipient that is a mailbox here, and captures
- * mail for everyone else in the outbox.
+ * mail for everyone else in the outbox. With a delivery delay (`--delivery-delay-ms`), the
+ * inbox copies are handed to `LocalDelivery` instead and arrive later, each in a transaction
+ * of its own; the sender's copy and the outbox are never delayed.
  */
 export class SendService {
   constructor(
@@ -89,6 +92,8 @@ export class SendService {
     /** Signs unsubscribe links so they cannot be forged for another address. */
     private readonly unsubscribeKey: string,
     private readonly onDelivered: (email: Email) => void = () => {},
+    /** When inbox copies arrive; without it (or with no delay) at once, with the send. */
+    private readonly delivery?: LocalDelivery,
   ) {}
 
   async send(access: Access, body: Json, origin: string): Promise<Email> {
@@ -236,12 +241,15 @@ export class SendService {
     const fault = this.faults.take(draft.operation);
     if (fault?.mode === 'error') throw faultError(fault);
 
+    const delayed = this.delivery?.delayed ?? false;
+    const arrivals: { mailbox: string; arrive: Arrival }[] = [];
     const sent = this.store.transaction(() => {
       const sentCopy = this.copy(
         draft,
         primary,
         { id: sentId, mailbox: draft.mailbox.address, folder: 'sent', read: true, bcc: draft.bcc },
         messageId,
+        now,
         now,
       );
       const external: Address[] = [];
@@ -252,20 +260,25 @@ export class SendService {
           continue;
         }
         const rendered = personal ? (renderings.get(recipient.address) as Rendered) : primary;
-        const delivered = this.copy(
-          draft,
-          rendered,
-          {
-            id: this.ids.emailId(now),
-            mailbox: local.address,
-            folder: 'inbox',
-            read: false,
-            bcc: [],
-          },
-          messageId,
-          now,
-        );
-        this.onDelivered(delivered);
+        const arrive = (at: Date) => {
+          const delivered = this.copy(
+            draft,
+            rendered,
+            {
+              id: this.ids.emailId(at),
+              mailbox: local.address,
+              folder: 'inbox',
+              read: false,
+              bcc: [],
+            },
+            messageId,
+            now,
+            at,
+          );
+          this.onDelivered(delivered);
+        };
+        if (delayed) arrivals.push({ mailbox: local.address, arrive });
+        else arrive(now);
       }
       const groups = personal ? external.map((r) => [r]) : external.length > 0 ? [external] : [];
       for (const group of groups) {
@@ -288,6 +301,16 @@ export class SendService {
       return sentCopy;
     });
 
+    // Queued only once the send is committed: a send that failed delivers nothing.
+    // A copy whose mailbox was deleted while it was on its way is dropped (a deployment would
+    // bounce it).
+    for (const { mailbox, arrive } of arrivals) {
+      this.delivery?.schedule((at) =>
+        this.store.transaction(() => {
+          if (this.store.directory.getMailbox(mailbox) !== undefined) arrive(at);
+        }),
+      );
+    }
     if (fault?.mode === 'timeout-after-commit') throw faultError(fault);
     return sent;
   }
@@ -374,7 +397,8 @@ export class SendService {
     rendered: Rendered,
     place: { id: string; mailbox: string; folder: 'sent' | 'inbox'; read: boolean; bcc: Address[] },
     messageId: string,
-    now: Date,
+    sentAt: Date,
+    receivedAt: Date,
   ): Email {
     const attachments: NewAttachment[] = draft.attachments.map((a) => ({
       id: this.ids.uuid(),
@@ -401,8 +425,8 @@ export class SendService {
       messageId,
       inReplyTo: draft.inReplyTo,
       references: draft.references,
-      receivedAt: now.toISOString(),
-      sentAt: now.toISOString(),
+      receivedAt: receivedAt.toISOString(),
+      sentAt: sentAt.toISOString(),
       attachmentCount: attachments.length,
       attachments: attachments.map(({ id, name, contentType, bytes }) => ({
         id,

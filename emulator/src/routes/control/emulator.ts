@@ -48,6 +48,7 @@ export function controlEmulatorRoutes({
   sink,
   dispatcher,
   rateLimiter,
+  localDelivery,
 }: Services): Hono {
   const app = new Hono();
   const clockView = () => ({ now: deps.clock.now().toISOString(), offsetMs: deps.clock.offset });
@@ -56,6 +57,7 @@ export function controlEmulatorRoutes({
     deps.store.reset();
     faults.clear();
     sink.clear();
+    localDelivery.clear(); // mail still on its way would land in the emptied emulator
     rateLimiter.clear(); // the counts go, the configured limit stays
     return c.body(null, 204);
   });
@@ -64,7 +66,9 @@ export function controlEmulatorRoutes({
 
   app.post('/clock', async (c) => {
     moveClock(deps.clock, await readControlBody<MoveClockBody>(c, 'MoveClockRequest'));
-    // Retries that fell due are attempted before answering, so a test can move time and look.
+    // Delayed local deliveries that fell due arrive, and retries that fell due (and the new
+    // mail's webhooks) are attempted, before answering, so a test can move time and look.
+    localDelivery.runDue();
     await dispatcher.runDue();
     return c.json(clockView());
   });
