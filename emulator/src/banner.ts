@@ -167,6 +167,11 @@ export function banner(input: {
       `${label('Note')}webhook targets on loopback are allowed (--allow-loopback-webhooks)`,
     );
   }
+  if (options.deliveryDelayMs > 0) {
+    lines.push(
+      `${label('Note')}mail sent to a mailbox here arrives ${options.deliveryDelayMs} ms after the send answers (--delivery-delay-ms); lost if mailtwin stops first`,
+    );
+  }
   lines.push('', `MAILTWIN_BASE_URL=${baseUrl}`);
   if (secrets.apiKey !== undefined) lines.push(`MAILTWIN_API_KEY=${secrets.apiKey}`);
   lines.push(

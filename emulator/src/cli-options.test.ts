@@ -25,6 +25,7 @@ const DEFAULTS = {
   maxRequestBytes: 26214400,
   webhookTimeoutMs: 10000,
   rateLimit: null,
+  deliveryDelayMs: 0,
 };
 
 describe('mailtwin serve options', () => {
@@ -117,6 +118,7 @@ describe('mailtwin serve options', () => {
       '--max-request-bytes',
       '--webhook-timeout-ms',
       '--rate-limit',
+      '--delivery-delay-ms',
       '--help',
     ]) {
       expect(SERVE_HELP).toContain(flag);
@@ -202,5 +204,40 @@ describe('--rate-limit <n>/<window> (D-38)', () => {
 
   it('refuses --rate-limit without a value', () => {
     expect(() => parseServeOptions(['--rate-limit'])).toThrow(UsageError);
+  });
+});
+
+describe('--delivery-delay-ms <n>', () => {
+  it('delivers at once (0) by default', () => {
+    expect(options([]).deliveryDelayMs).toBe(0);
+  });
+
+  it.each([
+    ['0', 0],
+    ['1', 1],
+    ['2500', 2500],
+    ['3600000', 3_600_000],
+  ])('reads %s as %i ms', (value, ms) => {
+    expect(options(['--delivery-delay-ms', value]).deliveryDelayMs).toBe(ms);
+    expect(options([`--delivery-delay-ms=${value}`]).deliveryDelayMs).toBe(ms);
+  });
+
+  it.each([['3600001'], ['99999999'], ['-1'], ['1.5'], ['1e3'], ['5s'], [' 5'], ['']])(
+    'refuses %j with a one-line reason',
+    (value) => {
+      const parse = () => parseServeOptions([`--delivery-delay-ms=${value}`]);
+      expect(parse).toThrow(UsageError);
+      expect(parse).toThrow(
+        `--delivery-delay-ms must be an integer from 0 to 3600000, got "${value}"`,
+      );
+    },
+  );
+
+  it('refuses --delivery-delay-ms without a value', () => {
+    expect(() => parseServeOptions(['--delivery-delay-ms'])).toThrow(UsageError);
+  });
+
+  it('says in the help that mail on its way is lost when mailtwin stops', () => {
+    expect(SERVE_HELP).toMatch(/--delivery-delay-ms <n>[\s\S]*still on its way[\s\S]*is lost/);
   });
 });

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from './domain/rate-limit.ts';
+import { MAX_DELIVERY_DELAY_MS } from './services/local-delivery.ts';
 
 /** The demo data `mailtwin serve` starts with unless told otherwise. */
 export const DEFAULT_FIXTURES = fileURLToPath(new URL('../../fixtures/demo.json', import.meta.url));
@@ -24,6 +25,8 @@ export interface ServeOptions {
   webhookTimeoutMs: number;
   /** D-38: `--rate-limit <n>/<window>`, per API key; null (the default) for none. */
   rateLimit: RateLimit | null;
+  /** How long mail sent to a mailbox of the emulator takes to reach it; 0 (the default): at once. */
+  deliveryDelayMs: number;
 }
 
 export const SERVE_HELP = `Usage: mailtwin serve [options]
@@ -53,6 +56,13 @@ Options:
                              5000/1h (window: whole s, m or h, 1s to 24h; n: 1 to 1000000).
                              Beyond it the API answers 429 rate_limited with Retry-After
                              (default: no limit; D-38)
+  --delivery-delay-ms <n>    Mail sent (send, reply, forward) to a mailbox of the emulator
+                             reaches it, and fires its email.received webhooks, n ms after the
+                             send answers, so clients rehearse polling (0 to 3600000; default
+                             0, at once). The sender's sent copy and inbound mail of the control
+                             plane are never delayed. Counted on the emulator's clock: moving it
+                             forward delivers what fell due. Mail still on its way when mailtwin
+                             stops is lost, even with --db
   -h, --help                 Show this help
 
 Exit status: 2 on bad configuration (a bad flag, an unreadable or invalid fixture, a database
@@ -93,6 +103,7 @@ export function parseServeOptions(
         'max-request-bytes': { type: 'string' },
         'webhook-timeout-ms': { type: 'string' },
         'rate-limit': { type: 'string' },
+        'delivery-delay-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -124,6 +135,7 @@ export function parseServeOptions(
     ),
     webhookTimeoutMs: parseTimeout(values['webhook-timeout-ms'] ?? '10000'),
     rateLimit: values['rate-limit'] === undefined ? null : parseRateLimit(values['rate-limit']),
+    deliveryDelayMs: parseDeliveryDelay(values['delivery-delay-ms'] ?? '0'),
   };
 }
 
@@ -133,6 +145,15 @@ export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;
 function parseTimeout(raw: string): number {
   if (!/^\d{1,7}$/.test(raw) || Number(raw) < 1) {
     throw new UsageError(`--webhook-timeout-ms must be an integer from 1 to 9999999, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function parseDeliveryDelay(raw: string): number {
+  if (!/^\d{1,7}$/.test(raw) || Number(raw) > MAX_DELIVERY_DELAY_MS) {
+    throw new UsageError(
+      `--delivery-delay-ms must be an integer from 0 to ${MAX_DELIVERY_DELAY_MS}, got "${raw}"`,
+    );
   }
   return Number(raw);
 }

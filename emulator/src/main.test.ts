@@ -246,6 +246,48 @@ describe('mailtwin serve', () => {
   );
 
   it(
+    'with --delivery-delay-ms, says so and delivers mail to a demo mailbox only once the clock passes the delay',
+    async () => {
+      // An hour: the test never lasts that long, so only the clock move can deliver.
+      const { stdout, vars } = await startServe(['--port', '0', '--delivery-delay-ms', '3600000']);
+      expect(stdout).toContain('arrives 3600000 ms after the send answers (--delivery-delay-ms)');
+      const base = vars.MAILTWIN_BASE_URL ?? '';
+      const api = { Authorization: `Bearer ${vars.MAILTWIN_API_KEY}` };
+      const sent = await fetch(`${base}/emails/send`, {
+        method: 'POST',
+        headers: { ...api, 'Content-Type': 'application/json' },
+        body: JSON.stringify({
+          from: 'hello@acme.test',
+          to: 'support@acme.test',
+          subject: 'Delayed on purpose',
+          text: 'x',
+        }),
+      });
+      expect(sent.status).toBe(201);
+      const subjects = async () => {
+        const listed = await fetch(`${base}/emails?mailbox=support%40acme.test&folder=inbox`, {
+          headers: api,
+        });
+        return ((await listed.json()) as { emails: { subject: string }[] }).emails.map(
+          (e) => e.subject,
+        );
+      };
+      expect(await subjects()).not.toContain('Delayed on purpose');
+      const moved = await fetch(`${vars.MAILTWIN_CONTROL_URL}/clock`, {
+        method: 'POST',
+        headers: {
+          Authorization: `Bearer ${vars.MAILTWIN_CONTROL_TOKEN}`,
+          'Content-Type': 'application/json',
+        },
+        body: JSON.stringify({ advanceMs: 3_600_000 }),
+      });
+      expect(moved.status).toBe(200);
+      expect(await subjects()).toContain('Delayed on purpose');
+    },
+    START_TIMEOUT_MS + 10_000,
+  );
+
+  it(
     'keeps a --db file across a SIGTERM and restart: the data, the clock offset and the banner',
     async () => {
       const db = join(scratch, 'mail.db');

@@ -65,6 +65,7 @@ async function startServer(options: ServeOptions): Promise<void> {
       allowLoopbackWebhooks: options.allowLoopbackWebhooks,
       webhookTimeoutMs: options.webhookTimeoutMs,
       rateLimit: options.rateLimit,
+      deliveryDelayMs: options.deliveryDelayMs,
     });
     const services = createServices(deps);
     const loaded = await loadInitialData(services, options.fixtures);
@@ -178,6 +179,7 @@ function stopWhenTold(server: Server, services: Services): void {
     stopping = true;
     process.stderr.write(`mailtwin: ${reason}, stopping\n`);
     services.dispatcher.stop();
+    services.localDelivery.stop(); // mail still on its way is lost (see --help)
     try {
       services.deps.clock.checkpoint();
     } catch (error) {
