@@ -231,7 +231,7 @@ rule(
     const all = expectCreated('D-22', await w.reply(first.id, { replyAll: true, text: 'All' }));
     expectAt('D-22', addresses([...all.to, ...all.cc]).sort()).toEqual([carol, dave, box1].sort());
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(

@@ -57,7 +57,7 @@ rule(
     ).toEqual([sent.id]);
     expectAt('D-48', await w.listed(box0, 'inbox')).toEqual([]);
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -134,6 +134,9 @@ rule(
       ['a bad from', { ...base, from: 'nobody' }, 'D-11', 'D-11', 'invalid_address', 'from'],
     ];
     for (const [label, json, refused, decided, code, field] of cases) {
+      // A live deployment may deliver to a dotless domain (RFC 5322 allows one), so the suite
+      // never sends it there (client.ts); only the emulator, whose mail goes nowhere, is asked.
+      if (label === 'to with a dotless domain' && context.target.kind === 'live') continue;
       const response = await w.send(json);
       expectError([refused, decided], response, 400, code, field, label);
       // §7: the error names the offending field; how it spells a list entry is D-11/D-12.
@@ -158,7 +161,7 @@ rule(
     expectAt('4.3-R8', sent.cc[1]?.name).toBe('Cy');
     expectAt('4.3-R8', sent.bcc).toHaveLength(1);
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -192,7 +195,7 @@ rule(
       expectCreated('4.3-R1', await w.send({ ...base, [kind]: bodies[kind] }), `${kind} alone`);
     expectAt('4.3-R1', await w.listed(box0), 'the three accepted sends are stored').toHaveLength(3);
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -281,7 +284,7 @@ rule(
     // 998 code points with astral characters are more than 998 UTF-16 units: D-9 counts code points.
     for (const subject of [`😀${'a'.repeat(997)}`, '😀'.repeat(998)]) await accept(subject, 'D-9');
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -358,7 +361,7 @@ rule(
     );
     expectAt('D-31', await w.listed(box0), 'the refused requests stored nothing').toHaveLength(1);
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -377,7 +380,7 @@ rule(
       inboxes: [box1],
     });
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -707,7 +710,7 @@ rule(
     const copy = await w.delivered(box1);
     expectAt('4.3-R10', copy.html, 'the recipient gets the same HTML').toBe(sent.html);
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -732,7 +735,7 @@ rule(
       },
     );
   },
-  { needs: ['provisioning', 'destructive'], timeout: 60_000 },
+  { needs: ['mail', 'destructive'], timeout: 60_000 },
 );
 
 rule(
@@ -780,7 +783,7 @@ rule(
     expectAt('4.3-R12', copy.text).toBe(text);
     expectAt('4.3-R12', copy.html).toBeNull();
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(

@@ -1,13 +1,14 @@
 /**
  * Model-based: any sequence of send, list, get, patch, delete, reply, forward, upload and download
  * leaves the mailbox exactly as a simple model says (lists, flags, folders, pagination order
- * and attachment bytes). Needs only an API key and one mailbox it may write to, so it runs
+ * and attachment bytes). Needs only an API key and one mailbox it may write to (`mail`), so it runs
  * against live deployments too (give --mailbox and --destructive).
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { rule } from '../src/check.ts';
+import { MissingCapability, rule } from '../src/check.ts';
 import { ControlClient, createTenant } from '../src/control-client.ts';
+import { MailWatch } from '../src/mail-watch.ts';
 import {
   checkDecided,
   emptyModel,
@@ -44,7 +45,7 @@ rule(
     'D-23',
   ],
   'agrees with a model of the mailbox after any sequence of operations',
-  async ({ api, target, run, property }) => {
+  async ({ api, target, run, property, cleanup }) => {
     let mailbox: string;
     let apiKey: string;
     if (target.control !== undefined) {
@@ -53,8 +54,12 @@ rule(
     } else {
       const given = run.target.kind === 'live' ? run.target.mailboxes[0] : undefined;
       if (given === undefined || target.apiKey === undefined)
-        throw new Error('give --mailbox: the stateful check writes only to a mailbox it was given');
+        throw new MissingCapability('needs a mailbox it may write to (give --mailbox)');
       [mailbox, apiKey] = [given, target.apiKey];
+      // The mailbox is the target's own: leave it as it was found (mail-watch.ts).
+      const watch = new MailWatch(api, apiKey, [mailbox], target.deliveryTimeoutMs);
+      await watch.start();
+      cleanup(() => watch.removeAll());
     }
     await property(mailboxSequences, async (sequence) => {
       // Each sequence marks its mail with a fresh word, so it sees only what it made.
@@ -65,5 +70,5 @@ rule(
       checkDecided(model);
     });
   },
-  { needs: ['destructive'], timeout: 180_000 },
+  { needs: ['mail', 'destructive'], timeout: 180_000 },
 );

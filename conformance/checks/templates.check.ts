@@ -136,7 +136,7 @@ rule(
     );
     expectAt('2.6-R3', bare.html).toBe(html);
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -240,7 +240,7 @@ rule(
     );
     expectAt('D-24', sent.text).toBe('sixty-four');
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -277,7 +277,7 @@ rule(
       );
     await expectNothingStored(w, 'D-24', 'after reserved variables');
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -332,7 +332,7 @@ rule(
       );
     await expectNothingStored(w, '4.3-R3', 'after missing variables');
   },
-  { needs: ['provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 /** A piece of a generated template: literal text, a variable (by index), or {{email}}. */
@@ -440,5 +440,5 @@ rule(
       expectAt(at, sent.text).toBe(`T ${rendered(text)}`);
     });
   },
-  { needs: ['provisioning', 'destructive'], timeout: 60_000 },
+  { needs: ['mail', 'destructive'], timeout: 60_000 },
 );

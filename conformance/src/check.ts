@@ -46,6 +46,20 @@ export interface CheckContext {
    * more, so the report shows its own HTTP exchanges and says whether it still fails.
    */
   property<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>): Promise<void>;
+  /**
+   * Runs `undo` when the check ends, passed or failed, latest first: how an API world deletes
+   * the mail a check made, so the target's mailboxes are left as they were found.
+   */
+  cleanup(undo: () => Promise<void>): void;
+}
+
+/**
+ * Thrown when the target cannot give what a check needs beyond its declared needs (an API
+ * world given one --mailbox where the check sends between two): the check is skipped with
+ * the message, never passed.
+ */
+export class MissingCapability extends Error {
+  override name = 'MissingCapability';
 }
 
 /**
@@ -168,12 +182,15 @@ export function rule(
       });
       const property = <T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>) =>
         checkProperty(log, counts, arbitrary, predicate);
+      const undos: (() => Promise<void>)[] = [];
+      const cleanup = (undo: () => Promise<void>) => void undos.unshift(undo);
       try {
-        await body({ api, target, validator, run, property });
+        await body({ api, target, validator, run, property, cleanup });
         expectSentSomething(counts.requests, `the check "${behaviour}"`);
       } catch (error) {
         const cause = uncharged(error);
         if (cause instanceof SafetyRefusal) context.skip(`the suite refused: ${cause.message}`);
+        if (cause instanceof MissingCapability) context.skip(cause.message);
         const charged = chargedRule(error);
         if (charged !== undefined) context.task.meta.chargedRules = [charged];
         // Every response is held to the whole contract, so a check may meet a breach of a rule
@@ -188,6 +205,9 @@ export function rule(
         if (checked !== rules) context.task.meta.rules = checked.map((r) => r.id);
         throw explainFailure(error, checked, behaviour, log, target, run, needs);
       } finally {
+        // Cleaning up judges nothing: a failure to delete is the target's to explain later,
+        // never this check's verdict.
+        for (const undo of undos) await undo().catch(() => undefined);
         context.task.meta.requests = counts.requests;
         context.task.meta.cases = counts.cases;
       }

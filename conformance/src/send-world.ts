@@ -11,9 +11,10 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expectAt } from './charge.ts';
-import type { CheckContext } from './check.ts';
+import { MissingCapability, type CheckContext } from './check.ts';
 import type { ApiResponse } from './client.ts';
 import { ControlClient, createTenant, type InboundEmail } from './control-client.ts';
+import { MailWatch } from './mail-watch.ts';
 
 /** An address as the API returns it: the address and the display name, if any. */
 export interface Address {
@@ -71,27 +72,52 @@ export interface WorldOptions {
  * judge), reads that must succeed (`get`, `delivered`, `download`), listings, the tenant's
  * outbox entries, inbound mail and uploads.
  */
-export async function world({ api, target }: CheckContext, { boxes = 2, rule }: WorldOptions) {
-  const control = new ControlClient(api, target.control!);
-  const tenant = await createTenant(control, boxes);
+export async function world(context: CheckContext, { boxes = 2, rule }: WorldOptions) {
+  const { api, target } = context;
+  const control = target.control === undefined ? undefined : new ControlClient(api, target.control);
+  const tenant =
+    control === undefined ? apiTenant(context, boxes) : await createTenant(control, boxes);
   const apiKey = tenant.key.secret;
   const box = tenant.mailboxes;
+  // An API world's mailboxes are the target's own: the watch tells this check's mail apart,
+  // waits for it to arrive, and deletes it when the check ends (mail-watch.ts).
+  const watch =
+    control === undefined ? new MailWatch(api, apiKey, box, target.deliveryTimeoutMs) : undefined;
+  if (watch !== undefined) {
+    await watch.start();
+    context.cleanup(() => watch.removeAll());
+  }
+  const recorded = async (request: Promise<ApiResponse>) => {
+    const response = await request;
+    watch?.recordWrite(response);
+    return response;
+  };
   /** POST /emails/send, with extra headers if given (to try another Content-Type). */
   const send = (json: unknown, headers?: Record<string, string>) =>
-    api.request({
-      method: 'POST',
-      path: '/emails/send',
-      json,
-      apiKey,
-      ...(headers ? { headers } : {}),
-    });
+    recorded(
+      api.request({
+        method: 'POST',
+        path: '/emails/send',
+        json,
+        apiKey,
+        ...(headers ? { headers } : {}),
+      }),
+    );
   const post = (what: 'reply' | 'forward') => (id: string, json: unknown) =>
-    api.request({
-      method: 'POST',
-      path: `/emails/${encodeURIComponent(id)}/${what}`,
-      json,
-      apiKey,
-    });
+    recorded(
+      api.request({
+        method: 'POST',
+        path: `/emails/${encodeURIComponent(id)}/${what}`,
+        json,
+        apiKey,
+      }),
+    );
+  /** What only a control plane gives, asked of an API world: the check is skipped, saying so. */
+  const controlOnly = (what: string): ControlClient => {
+    if (control === undefined)
+      throw new MissingCapability(`needs ${what}, which only a control plane gives`);
+    return control;
+  };
   /** GET /emails/{id}, which must answer 200 (§4.4); a failure is charged to `at`. */
   const get = async (id: string, at = rule) => {
     const response = await api.request({ path: `/emails/${encodeURIComponent(id)}`, apiKey });
@@ -102,28 +128,33 @@ export async function world({ api, target }: CheckContext, { boxes = 2, rule }: 
    * Up to 100 emails of one mailbox: of one folder when `folder` is given, else of every
    * folder (the folder parameter of §4.2 is an optional filter).
    */
-  const listed = async (mailbox: string, folder?: string) =>
-    (
-      await api.request({
-        path: '/emails',
-        query: { mailbox, ...(folder === undefined ? {} : { folder }), limit: 100 },
-        apiKey,
-      })
-    ).json<{
-      emails: EmailDetail[];
-    }>().emails;
+  const listed = async (mailbox: string, folder?: string): Promise<EmailDetail[]> =>
+    watch !== undefined
+      ? ((await watch.newEmails(mailbox, folder)) as unknown as EmailDetail[])
+      : (
+          await api.request({
+            path: '/emails',
+            query: { mailbox, ...(folder === undefined ? {} : { folder }), limit: 100 },
+            apiKey,
+          })
+        ).json<{
+          emails: EmailDetail[];
+        }>().emails;
   /**
    * The one email in a mailbox that only received it, read in full: whatever folder the
    * target files received mail in (inbox is D-48's choice, asserted by the checks naming it).
    */
   const delivered = async (mailbox: string, at = rule) => {
-    const all = await listed(mailbox);
+    // The check's own sent copies are not mail the mailbox received (one mailbox may be both).
+    const all = (await listed(mailbox)).filter((e) => !(watch?.isCreated(e.id) ?? false));
     expectAt(at, all, `${mailbox} has exactly one email`).toHaveLength(1);
     return get(all[0]!.id, at);
   };
   /** Outbox entries of this tenant's mail (the outbox is shared by every check). */
   const outbox = async () =>
-    (await control.outbox()).filter((entry) => entry.from.endsWith(`@${tenant.domain}`));
+    (await controlOnly("the emulator's outbox").outbox()).filter((entry) =>
+      entry.from.endsWith(`@${tenant.domain}`),
+    );
   /**
    * Every email of every mailbox of the tenant, plus its outbox entries: listed without a
    * folder filter, and in inbox and trash (the two folders §3.1 names) in case the target
@@ -135,10 +166,12 @@ export async function world({ api, target }: CheckContext, { boxes = 2, rule }: 
       for (const folder of [undefined, 'inbox', 'trash'])
         for (const email of await listed(mailbox, folder)) byId.set(email.id, email);
     }
-    return { emails: [...byId.values()], outbox: await outbox() };
+    // Through the API alone, mail sent to outside addresses cannot be seen.
+    return { emails: [...byId.values()], outbox: control === undefined ? [] : await outbox() };
   };
   /** An inbound email put into a mailbox through the control plane; its id. */
-  const inject = async (email: Inbound) => (await control.inject(email)).id;
+  const inject = async (email: Inbound) =>
+    (await controlOnly('mail with chosen senders, times or headers').inject(email)).id;
   /** POST /attachments of one file, which must succeed (§4.9; 201 is D-44's choice). */
   const upload = async (name: string, bytes: Uint8Array, type: string, at = rule) => {
     const form = new FormData();
@@ -164,7 +197,10 @@ export async function world({ api, target }: CheckContext, { boxes = 2, rule }: 
   return {
     rule,
     api,
-    control,
+    /** The control plane; in an API world, asking for it skips the check (MissingCapability). */
+    get control() {
+      return controlOnly('the control plane');
+    },
     tenant,
     apiKey,
     box,
@@ -179,6 +215,25 @@ export async function world({ api, target }: CheckContext, { boxes = 2, rule }: 
     inject,
     upload,
     download,
+  };
+}
+
+/**
+ * An API world's tenant: the key and mailboxes the suite was given. A check sending between
+ * `boxes` mailboxes is skipped, saying so, when fewer were given.
+ */
+function apiTenant({ target }: CheckContext, boxes: number) {
+  const mailboxes = [...(target.mailboxes ?? [])];
+  if (target.apiKey === undefined || mailboxes.length < boxes)
+    throw new MissingCapability(
+      `needs ${boxes} mailboxes of one owner (give --mailbox ${boxes} times; ${mailboxes.length} given)`,
+    );
+  const domain = mailboxes[0]!.split('@')[1]!;
+  return {
+    ownerId: undefined,
+    domain,
+    mailboxes: mailboxes.slice(0, boxes),
+    key: { id: 'given', secret: target.apiKey, scope: 'follow-owner' as const },
   };
 }
 

@@ -1,0 +1,159 @@
+/**
+ * How a check sees "its" mail in an API world, where the mailboxes are the target's own
+ * (`--mailbox`), hold mail from before the run, and mail takes time to arrive.
+ *
+ * At the start the watch notes what each mailbox already lists (the newest page of each
+ * folder it looks at). From then on an email is new when it was not listed then and was
+ * received no earlier than the newest email listed then, so mail that a deletion brings up
+ * from an older page is never taken for new. Every send, reply and forward the check makes is
+ * recorded: its sent copy, and one delivery awaited in each of the watched mailboxes among its
+ * recipients, which reads wait for (up to `--delivery-timeout`) before they list. When the
+ * check ends, every new email that is the check's own (a sent copy, or mail from one of the
+ * watched mailboxes) is deleted, so the mailboxes are left as they were found.
+ */
+import type { ApiClient, ApiResponse } from './client.ts';
+
+/** An email as a listing shows it, with what the watch reads. */
+export interface ListedEmail {
+  id: string;
+  mailbox: string;
+  folder: string;
+  receivedAt: string;
+  from: { address: string; name: string | null };
+  subject: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Folders listed to find mail: no filter (whatever the target lists by default), the two
+ * folders §3.1 names, and sent, where D-48 files sent copies (a target without it refuses the
+ * filter, which the watch ignores).
+ */
+const FOLDERS = [undefined, 'inbox', 'trash', 'sent'] as const;
+
+/** First wait between two listings while mail is awaited; it doubles up to a second. */
+const FIRST_POLL_MS = 100;
+
+export class MailWatch {
+  private readonly before = new Map<string, { ids: Set<string>; newest: number }>();
+  private readonly created = new Set<string>();
+  private readonly awaited = new Map<string, number>();
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly apiKey: string,
+    readonly mailboxes: readonly string[],
+    private readonly timeoutMs: number,
+  ) {}
+
+  /** Notes what each mailbox lists before the check writes anything. */
+  async start(): Promise<void> {
+    for (const mailbox of this.mailboxes) {
+      const listed = await this.listAll(mailbox);
+      this.before.set(mailbox, {
+        ids: new Set(listed.map((email) => email.id)),
+        newest: Math.max(0, ...listed.map((email) => Date.parse(email.receivedAt) || 0)),
+      });
+    }
+  }
+
+  /**
+   * Records a send, reply or forward: when carried out (a 2xx with an email in its body), its
+   * sent copy is the check's, and each watched mailbox among its recipients awaits a copy.
+   */
+  recordWrite(response: ApiResponse): void {
+    if (response.status < 200 || response.status > 299) return;
+    let sent: { id?: unknown; to?: unknown; cc?: unknown; bcc?: unknown };
+    try {
+      sent = response.json();
+    } catch {
+      return;
+    }
+    if (typeof sent?.id !== 'string') return;
+    this.created.add(sent.id);
+    const recipients = [sent.to, sent.cc, sent.bcc]
+      .flatMap((list) => (Array.isArray(list) ? list : []))
+      .map((entry) => String((entry as { address?: unknown })?.address ?? '').toLowerCase());
+    for (const mailbox of this.mailboxes) {
+      const copies = recipients.filter((address) => address === mailbox.toLowerCase()).length;
+      if (copies > 0) this.awaited.set(mailbox, (this.awaited.get(mailbox) ?? 0) + 1);
+    }
+  }
+
+  /** Whether the check made this email itself (a sent copy of one of its writes). */
+  isCreated(id: string): boolean {
+    return this.created.has(id);
+  }
+
+  /**
+   * The new emails of `mailbox` (of `folder` when given), once every copy awaited there has
+   * arrived or `--delivery-timeout` has passed (the check then judges what is there).
+   */
+  async newEmails(mailbox: string, folder?: string): Promise<ListedEmail[]> {
+    await this.settle(mailbox);
+    return this.newIn(mailbox, folder);
+  }
+
+  /** Deletes every new email that is the check's own, after awaiting what is still on its way. */
+  async removeAll(): Promise<void> {
+    for (const mailbox of this.mailboxes) {
+      await this.settle(mailbox);
+      const own = (await this.newIn(mailbox)).filter(
+        (email) =>
+          this.created.has(email.id) ||
+          this.mailboxes.some((m) => m.toLowerCase() === email.from.address.toLowerCase()),
+      );
+      for (const email of own)
+        await this.api.request({
+          method: 'DELETE',
+          path: `/emails/${encodeURIComponent(email.id)}`,
+          apiKey: this.apiKey,
+        });
+    }
+  }
+
+  private async settle(mailbox: string): Promise<void> {
+    const awaited = this.awaited.get(mailbox) ?? 0;
+    if (awaited === 0) return;
+    const deadline = Date.now() + this.timeoutMs;
+    let wait = FIRST_POLL_MS;
+    for (;;) {
+      const arrived = (await this.newIn(mailbox)).filter((e) => !this.created.has(e.id)).length;
+      if (arrived >= awaited || Date.now() >= deadline) return;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      wait = Math.min(wait * 2, 1_000);
+    }
+  }
+
+  private async newIn(mailbox: string, folder?: string): Promise<ListedEmail[]> {
+    const before = this.before.get(mailbox) ?? { ids: new Set<string>(), newest: 0 };
+    const listed =
+      folder === undefined ? await this.listAll(mailbox) : await this.list(mailbox, folder);
+    return listed.filter(
+      (email) => !before.ids.has(email.id) && (Date.parse(email.receivedAt) || 0) >= before.newest,
+    );
+  }
+
+  /** The newest page of every folder the watch looks at, each email once. */
+  private async listAll(mailbox: string): Promise<ListedEmail[]> {
+    const byId = new Map<string, ListedEmail>();
+    for (const folder of FOLDERS)
+      for (const email of await this.list(mailbox, folder)) byId.set(email.id, email);
+    return [...byId.values()];
+  }
+
+  private async list(mailbox: string, folder: string | undefined): Promise<ListedEmail[]> {
+    const ask = (limit: { limit?: number }) =>
+      this.api.request({
+        path: '/emails',
+        query: { mailbox, ...(folder === undefined ? {} : { folder }), ...limit },
+        apiKey: this.apiKey,
+      });
+    // 100 a page is D-15's bound; a target with a lower one gets its default page.
+    let response = await ask({ limit: 100 });
+    if (response.status === 400 && response.json<{ field?: string }>().field === 'limit')
+      response = await ask({});
+    if (response.status !== 200) return [];
+    return response.json<{ emails?: ListedEmail[] }>().emails ?? [];
+  }
+}
