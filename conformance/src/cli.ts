@@ -54,7 +54,10 @@ export async function main(argv: string[]): Promise<number> {
   }
   const rules = loadRules();
   // One budget for the whole run: each worker gets its share, so together they stay within it.
-  const workers = workerCount();
+  // An API world's checks share the target's own mailboxes and tell their mail apart by what
+  // is new since they began (mail-watch.ts): one check at a time.
+  const workers =
+    run.target.kind === 'live' && run.target.control === undefined ? 1 : workerCount();
   const config: RunConfig = {
     target: run.target,
     seed: run.seed,
