@@ -63,7 +63,13 @@ rule(
     }
     await property(mailboxSequences, async (sequence) => {
       // Each sequence marks its mail with a fresh word, so it sees only what it made.
-      const real: Real = { api, apiKey, mailbox, tag: `mt${randomBytes(6).toString('hex')}` };
+      const real: Real = {
+        api,
+        apiKey,
+        mailbox,
+        tag: `mt${randomBytes(6).toString('hex')}`,
+        deliveryTimeoutMs: target.deliveryTimeoutMs,
+      };
       const model = emptyModel();
       await fc.asyncModelRun(() => ({ model, real }), sequenceOf(sequence));
       // What only our decisions fix, after the documented rules held to the end.

@@ -31,8 +31,9 @@ export interface ListedEmail {
  */
 const FOLDERS = [undefined, 'inbox', 'trash', 'sent'] as const;
 
-/** First wait between two listings while mail is awaited; it doubles up to a second. */
+/** Waits between two listings while mail is awaited: the first, doubling up to the last. */
 const FIRST_POLL_MS = 100;
+const MAX_POLL_MS = 250;
 
 export class MailWatch {
   private readonly before = new Map<string, { ids: Set<string>; newest: number }>();
@@ -121,7 +122,7 @@ export class MailWatch {
       const arrived = (await this.newIn(mailbox)).filter((e) => !this.created.has(e.id)).length;
       if (arrived >= awaited || Date.now() >= deadline) return;
       await new Promise((resolve) => setTimeout(resolve, wait));
-      wait = Math.min(wait * 2, 1_000);
+      wait = Math.min(wait * 2, MAX_POLL_MS);
     }
   }
 

@@ -11,11 +11,20 @@ export interface LiveTarget {
   stop(): Promise<void>;
 }
 
-/** The mailbox the suite may use: the demo's, when the key lists it, else the first listed. */
-const PREFERRED_MAILBOX = 'hello@acme.test';
+/** A started `mailtwin serve`: its banner's MAILTWIN_* values, and how to stop it. */
+export interface StartedServer {
+  vars: ReadonlyMap<string, string>;
+  stop(): Promise<void>;
+}
 
-/** Starts `node bin/mailtwin.js serve` in `workspace` and waits for its banner (at most 60 s). */
-export async function startLiveTarget(workspace: string): Promise<LiveTarget> {
+/**
+ * Starts `node bin/mailtwin.js serve --port 0` in `workspace` with `extraArgs`, and waits for
+ * its banner (at most 60 s).
+ */
+export async function startServer(
+  workspace: string,
+  extraArgs: readonly string[] = [],
+): Promise<StartedServer> {
   const child = spawn(
     process.execPath,
     [
@@ -25,12 +34,20 @@ export async function startLiveTarget(workspace: string): Promise<LiveTarget> {
       '0',
       '--host',
       '127.0.0.1',
-      '--allow-loopback-webhooks',
+      ...extraArgs,
     ],
     { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
   );
   const vars = await readBanner(child);
-  const stop = () => stopChild(child);
+  return { vars, stop: () => stopChild(child) };
+}
+
+/** The mailbox the suite may use: the demo's, when the key lists it, else the first listed. */
+const PREFERRED_MAILBOX = 'hello@acme.test';
+
+/** Starts `node bin/mailtwin.js serve` in `workspace` and waits for its banner (at most 60 s). */
+export async function startLiveTarget(workspace: string): Promise<LiveTarget> {
+  const { vars, stop } = await startServer(workspace, ['--allow-loopback-webhooks']);
   try {
     const base = required(vars, 'MAILTWIN_BASE_URL');
     const key = required(vars, 'MAILTWIN_API_KEY');
@@ -64,7 +81,7 @@ export async function startLiveTarget(workspace: string): Promise<LiveTarget> {
   }
 }
 
-function required(vars: Map<string, string>, name: string): string {
+export function required(vars: ReadonlyMap<string, string>, name: string): string {
   const value = vars.get(name);
   if (value === undefined) throw new Error(`the banner has no ${name}= line`);
   return value;

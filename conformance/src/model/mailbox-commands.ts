@@ -58,6 +58,11 @@ export interface Real {
   mailbox: string;
   /** A unique prefix for this run's subjects, so the run finds its own mail. */
   tag: string;
+  /**
+   * How long a copy sent to the mailbox may take to arrive (`--delivery-timeout`): §4.3 does
+   * not say delivery is instant, so the model waits for it before judging.
+   */
+  deliveryTimeoutMs?: number;
 }
 
 type Command = fc.AsyncCommand<MailboxModel, Real, false>;
@@ -377,10 +382,8 @@ async function recordSentToSelf(
     subject,
     attachments: [...attachments],
   });
-  // D-48: a mailbox of the deployment among the recipients gets its own copy.
-  const copies = (await listAll(real)).filter(
-    (e) => e.subject === subject && !model.emails.has(e.id),
-  );
+  // D-48: a mailbox of the deployment among the recipients gets its own copy, in its time.
+  const copies = await arrived(real, (e) => e.subject === subject && !model.emails.has(e.id));
   expectAt('D-48', copies.length, expectation).toBe(1);
   const received = copies[0]!;
   learnFolder(model, received.folder);
@@ -398,6 +401,22 @@ async function recordSentToSelf(
     subject,
     attachments: [...attachments],
   });
+}
+
+/**
+ * The listed emails `wanted` picks, listing again (after 100 ms, then every 250 ms) until one
+ * is there or `deliveryTimeoutMs` has passed.
+ */
+async function arrived(
+  real: Real,
+  wanted: (email: Awaited<ReturnType<typeof listAll>>[number]) => boolean,
+) {
+  const deadline = Date.now() + (real.deliveryTimeoutMs ?? 0);
+  for (let wait = 100; ; wait = Math.min(wait * 2, 250)) {
+    const found = (await listAll(real)).filter(wanted);
+    if (found.length > 0 || Date.now() >= deadline) return found;
+    await new Promise((resolve) => setTimeout(resolve, wait));
+  }
 }
 
 /** Forwards an email of the mailbox to itself: body, subject and attachments reused (§4.8). */
