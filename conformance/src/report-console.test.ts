@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { closingLines, formatConsoleReport, type RunFacts } from './report-console.ts';
+import { certifiedSummary, withHarnessRule } from './report-sample.ts';
 import type { Rule } from './rules.ts';
 import type { RuleResult, RuleStatus, Summary, TestOutcome } from './summary.ts';
 
@@ -28,7 +29,14 @@ function result(r: Rule, status: RuleStatus, tests: TestOutcome[]): RuleResult {
 
 /** A summary built by hand, so the report is judged apart from summarize(). */
 function summary(results: RuleResult[], overrides: Partial<Summary> = {}): Summary {
-  const counts: Record<RuleStatus, number> = { pass: 0, fail: 0, warn: 0, skip: 0, unchecked: 0 };
+  const counts: Record<RuleStatus, number> = {
+    pass: 0,
+    fail: 0,
+    warn: 0,
+    skip: 0,
+    harness: 0,
+    unchecked: 0,
+  };
   for (const r of results) counts[r.status] += 1;
   return {
     results,
@@ -331,7 +339,7 @@ describe('formatConsoleReport', () => {
     );
     const at = refused.findIndex((l) => l.startsWith('Not certified'));
     expect(refused[at]).toBe(
-      'Not certified: --profile certify allows no skipped check and no rule left unverified, and found 1:',
+      'Not certified: --profile certify allows no skipped check (but one that needs the harness) and no rule left unverified, and found 1:',
     );
     expect(refused[at + 1]).toBe('  skipped a.check.ts "x": needs y');
     expect(refused.at(-2)).toBe(
@@ -411,5 +419,54 @@ describe('failures charged to one rule (issue 14 item 2)', () => {
     expect(lines(report)).toContain('FAIL 1-R1, FAIL 1-R2 in conformance/checks/a.check.ts');
     expect(report).toContain('Uncharged failures: 1 failed check(s) named no rule');
     expect(lines(report)).toContain('  conformance/checks/a.check.ts "crashes": 1-R1, 1-R2');
+  });
+});
+
+describe('certify on an API world: rules that need the harness (issue 15 item 5)', () => {
+  const CERTIFY: RunFacts = { ...FACTS, profile: 'certify' };
+
+  it('prints a HARN line with what the rule needs of the harness', () => {
+    const report = lines(formatConsoleReport(certifiedSummary(), CERTIFY));
+    expect(report).toContain('  HARN 6.4-R3   Sentence of 6.4-R3.  [needs the harness: clock]');
+  });
+
+  it('lists the rules left to the harness by need, and counts them on the Rules line', () => {
+    const report = lines(formatConsoleReport(certifiedSummary(), CERTIFY));
+    const at = report.findIndex((l) => l.startsWith('Needs the harness:'));
+    expect(report[at]).toBe(
+      'Needs the harness: 1 rule left unchecked only because their checks need what no API gives, only a control plane (the test harness); --profile certify lists them instead of failing:',
+    );
+    expect(report[at + 1]).toBe('  needs the harness: clock: 6.4-R3');
+    expect(report).toContain(
+      'Rules: 2 passed, 0 failed, 0 warnings, 0 skipped, 0 without a check, 1 need the harness',
+    );
+    expect(report).toContain(
+      '  1 check (1 rule left to the harness): needs a clock the suite can move, which only a control plane offers',
+    );
+  });
+
+  it('says in the certify verdict how many rules need the harness, and what they need', () => {
+    const report = formatConsoleReport(certifiedSummary(), CERTIFY);
+    expect(
+      report.endsWith(
+        'Result: certified through the API: every checked rule passed, nothing skipped but 1 rule that needs the harness (clock), no warning\n',
+      ),
+    ).toBe(true);
+    const refused = formatConsoleReport(
+      { ...certifiedSummary(), refusals: ['skipped a.check.ts "x": needs y'], exitCode: 1 },
+      CERTIFY,
+    );
+    expect(
+      refused.endsWith(
+        'Result: NOT certified: no rule failed, but 1 skip(s) or unverified rule(s); 1 rule needs the harness (clock)\n',
+      ),
+    ).toBe(true);
+  });
+
+  it('puts the rules that need the harness in the headline', () => {
+    const report = lines(formatConsoleReport(withHarnessRule(summary([])), CERTIFY));
+    expect(report).toContain(
+      '0 of 1 rules checked in this run (0 passed, 0 failed, 0 warned, 0 skipped, 1 need the harness: reasons below)',
+    );
   });
 });

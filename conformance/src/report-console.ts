@@ -4,6 +4,7 @@ import {
   failedChecks,
   formatCount,
   groupOf,
+  harnessNeedsOf,
   headline,
   runCoverage,
   skipReasonCounts,
@@ -59,8 +60,21 @@ export function formatConsoleReport(summary: Summary, facts: RunFacts): string {
   if (summary.refusals.length > 0) {
     lines.push(
       '',
-      `Not certified: --profile certify allows no skipped check and no rule left unverified, and found ${summary.refusals.length}:`,
+      `Not certified: --profile certify allows no skipped check (but one that needs the harness) and no rule left unverified, and found ${summary.refusals.length}:`,
       ...summary.refusals.map((r) => `  ${r}`),
+    );
+  }
+  const harness = summary.results.filter((r) => r.status === 'harness');
+  if (harness.length > 0) {
+    const byReason = new Map<string, string[]>();
+    for (const r of harness) {
+      const reason = skipReasons(r).join('; ');
+      byReason.set(reason, [...(byReason.get(reason) ?? []), r.rule.id]);
+    }
+    lines.push(
+      '',
+      `Needs the harness: ${plural(harness.length, 'rule')} left unchecked only because their checks need what no API gives, only a control plane (the test harness); --profile certify lists them instead of failing:`,
+      ...[...byReason].map(([reason, ids]) => `  ${reason}: ${ids.join(', ')}`),
     );
   }
   lines.push('', ...closingLines(summary, facts), '');
@@ -85,13 +99,13 @@ export function closingLines(summary: Summary, facts: RunFacts): string[] {
     lines.push('Skipped, by reason:');
     for (const r of reasons.slice(0, MAX_REASONS))
       lines.push(
-        `  ${plural(r.checks, 'check')}${r.rules > 0 ? ` (${plural(r.rules, 'rule')} left unchecked)` : ''}: ${r.reason}`,
+        `  ${plural(r.checks, 'check')}${r.rules === 0 ? '' : r.harness ? ` (${plural(r.rules, 'rule')} left to the harness)` : ` (${plural(r.rules, 'rule')} left unchecked)`}: ${r.reason}`,
       );
     if (reasons.length > MAX_REASONS)
       lines.push(`  … and ${reasons.length - MAX_REASONS} more reasons (see the SKIP lines)`);
   }
   lines.push(
-    `Rules: ${counts.pass} passed, ${counts.fail} failed, ${counts.warn} warnings, ${counts.skip} skipped, ${counts.unchecked} without a check`,
+    `Rules: ${counts.pass} passed, ${counts.fail} failed, ${counts.warn} warnings, ${counts.skip} skipped, ${counts.unchecked} without a check${counts.harness > 0 ? `, ${counts.harness} need the harness` : ''}`,
     `Coverage: ${coverage.checked}/${coverage.total} rules have a check (documented ${coverage.documented[0]}/${coverage.documented[1]}, decided ${coverage.decided[0]}/${coverage.decided[1]}; ${coverage.untestable} marked untestable)`,
   );
   if (facts.shard !== undefined)
@@ -109,15 +123,26 @@ export function closingLines(summary: Summary, facts: RunFacts): string[] {
 
 /**
  * The verdict. A run that skipped rules is conformant only for the rules it checked, and says
- * how many; "every checked rule" is kept for a run that skipped none.
+ * how many; "every checked rule" is kept for a run that skipped none. A certifying run that
+ * left rules to the harness says how many, and what they need.
  */
 function resultLine(summary: Summary, facts: RunFacts, run: RunCoverage): string {
+  const needs = harnessNeedsOf(summary).join(', ');
+  const harness =
+    run.harness === 0
+      ? ''
+      : `${plural(run.harness, 'rule')} ${run.harness === 1 ? 'needs' : 'need'} the harness (${needs})`;
+  const but = `nothing skipped but ${plural(run.harness, 'rule')} that ${run.harness === 1 ? 'needs' : 'need'} the harness (${needs})`;
   if (summary.exitCode === 0) {
     const warned = summary.results.filter((r) => r.status === 'warn').map((r) => r.rule.id);
     const warnings =
       warned.length === 0
         ? ''
         : `; ${plural(warned.length, 'warning')} on decided rules (${warned.join(', ')}; --strict makes them failures)`;
+    if (facts.profile === 'certify' && harness !== '')
+      return warned.length === 0
+        ? `Result: certified through the API: every checked rule passed, ${but}, no warning`
+        : `Result: certified through the API: every documented rule passed, ${but}${warnings}`;
     if (facts.profile === 'certify')
       return warned.length === 0
         ? 'Result: certified: every checked rule passed, nothing skipped, no warning'
@@ -129,8 +154,8 @@ function resultLine(summary: Summary, facts: RunFacts, run: RunCoverage): string
   if (summary.nothingChecked !== undefined)
     return `Result: NOT conformant: nothing was checked (${summary.nothingChecked})`;
   if (summary.counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0)
-    return `Result: NOT certified: no rule failed, but ${summary.refusals.length} skip(s) or unverified rule(s)`;
-  return 'Result: NOT conformant';
+    return `Result: NOT certified: no rule failed, but ${summary.refusals.length} skip(s) or unverified rule(s)${harness === '' ? '' : `; ${harness}`}`;
+  return `Result: NOT conformant${harness === '' ? '' : ` (${harness})`}`;
 }
 
 function plural(n: number, noun: string): string {
@@ -152,6 +177,7 @@ function runLine(facts: RunFacts): string {
 
 function detail(result: RuleResult): string {
   if (result.status === 'skip') return `  [skipped: ${skipReasons(result).join('; ')}]`;
+  if (result.status === 'harness') return `  [${skipReasons(result).join('; ')}]`;
   if (result.tests.length === 0)
     return result.rule.untestable === undefined ? '' : '  [untestable: see conformance/rules.yaml]';
   return `  (${result.tests.length} check${result.tests.length === 1 ? '' : 's'})`;

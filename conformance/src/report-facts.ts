@@ -1,8 +1,9 @@
-import type { ProfileName } from './config.ts';
+import { NEEDS, type Need, type ProfileName } from './config.ts';
 import type { Rule } from './rules.ts';
 import {
   chargeOf,
   failedOn,
+  harnessReason,
   notReachedReasons,
   type RuleResult,
   type RuleStatus,
@@ -32,6 +33,11 @@ export interface RunFacts {
   cases?: number;
   /** When the run started (ISO 8601). */
   startedAt?: string;
+  /** SHA-256 (hex) of spec/openapi.yaml and conformance/rules.yaml as this run read them. */
+  specSha256?: string;
+  rulesSha256?: string;
+  /** The command that re-runs this run, every secret a placeholder (report-certificate.ts). */
+  rerun?: string;
 }
 
 /** The run's figures, summed over the tests every worker reported. */
@@ -50,6 +56,7 @@ export const STATUS_LABEL: Record<RuleStatus, string> = {
   fail: 'FAIL',
   warn: 'WARN',
   skip: 'SKIP',
+  harness: 'HARN',
   unchecked: '----',
 };
 
@@ -74,9 +81,11 @@ export function groupResults(results: readonly RuleResult[]): [string, RuleResul
 
 /**
  * Why a rule was skipped: the distinct reasons of its skipped tests, and of each check that
- * failed on another rule before reaching it.
+ * failed on another rule before reaching it; for a rule left to the harness, one reason:
+ * `needs the harness: clock, faults`.
  */
 export function skipReasons(result: RuleResult): string[] {
+  if (result.status === 'harness') return [harnessReason(result.harness ?? [])];
   return [
     ...new Set([
       ...result.tests.filter((t) => t.state === 'skipped').map((t) => t.skipReason ?? 'skipped'),
@@ -132,8 +141,10 @@ export interface RunCoverage {
   passed: number;
   failed: number;
   warned: number;
-  /** Rules whose every check was skipped in this run. */
+  /** Rules whose every check was skipped in this run (those left to the harness apart). */
   skipped: number;
+  /** Rules a certifying run left to the harness: only needs no API can meet were missing. */
+  harness: number;
   /** Rules no check of the suite verifies. */
   unchecked: number;
   /** The catalogue's size. */
@@ -159,6 +170,7 @@ export function runCoverage(summary: Summary): RunCoverage {
     failed: counts.fail,
     warned: counts.warn,
     skipped: counts.skip,
+    harness: counts.harness,
     unchecked: counts.unchecked,
     total: results.length,
     documented: of('documented'),
@@ -168,11 +180,13 @@ export function runCoverage(summary: Summary): RunCoverage {
 
 /**
  * The run in one sentence: "N of 156 rules checked in this run (M passed, F failed, W warned,
- * S skipped: reasons below)", and how many rules have no check at all.
+ * S skipped: reasons below)", with "H need the harness" when a certifying run left rules to it,
+ * and how many rules have no check at all.
  */
 export function headline(summary: Summary): string {
   const c = runCoverage(summary);
-  const skipped = `${c.skipped} skipped${c.skipped > 0 ? ': reasons below' : ''}`;
+  const left = c.skipped + c.harness;
+  const skipped = `${c.skipped} skipped${c.harness > 0 ? `, ${c.harness} need the harness` : ''}${left > 0 ? ': reasons below' : ''}`;
   const unchecked =
     c.unchecked > 0 ? `; ${c.unchecked} ${c.unchecked === 1 ? 'has' : 'have'} no check` : '';
   return `${c.checked} of ${c.total} rules checked in this run (${c.passed} passed, ${c.failed} failed, ${c.warned} warned, ${skipped})${unchecked}`;
@@ -183,17 +197,32 @@ export interface SkipReasonCount {
   reason: string;
   checks: number;
   rules: number;
+  /** Its checks were skipped only for needs of the harness (certify does not refuse them). */
+  harness?: boolean;
+}
+
+/** The needs of the harness the rules left to it lacked, in the order of config.ts `NEEDS`. */
+export function harnessNeedsOf(summary: Summary): Need[] {
+  const needs = new Set(summary.results.flatMap((r) => r.harness ?? []));
+  return NEEDS.filter((need) => needs.has(need));
 }
 
 /** The run's skip reasons, the most frequent first. */
 export function skipReasonCounts(summary: Summary): SkipReasonCount[] {
   const byReason = new Map<string, SkipReasonCount>();
   for (const skipped of summary.skipped) {
-    const entry = byReason.get(skipped.reason) ?? { reason: skipped.reason, checks: 0, rules: 0 };
+    const entry = byReason.get(skipped.reason) ?? {
+      reason: skipped.reason,
+      checks: 0,
+      rules: 0,
+      ...(skipped.harness === undefined ? {} : { harness: true }),
+    };
     entry.checks += 1;
     byReason.set(skipped.reason, entry);
   }
-  for (const result of summary.results.filter((r) => r.status === 'skip')) {
+  for (const result of summary.results.filter(
+    (r) => r.status === 'skip' || r.status === 'harness',
+  )) {
     const fromSkips = new Set(
       result.tests.filter((t) => t.state === 'skipped').map((t) => t.skipReason ?? 'skipped'),
     );

@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { formatHtmlReport } from './report-html.ts';
-import { SAMPLE_FACTS, TRICKY_SENTENCE, sampleSummary } from './report-sample.ts';
+import {
+  SAMPLE_FACTS,
+  TRICKY_SENTENCE,
+  certifiedSummary,
+  sampleSummary,
+  withHarnessRule,
+} from './report-sample.ts';
 import type { RuleResult } from './summary.ts';
 
 const html = formatHtmlReport(sampleSummary(), SAMPLE_FACTS);
@@ -90,7 +96,7 @@ describe('formatHtmlReport', () => {
     const page = formatHtmlReport(
       sampleSummary({
         results,
-        counts: { pass: 11, fail: 0, warn: 0, skip: 142, unchecked: 3 },
+        counts: { pass: 11, fail: 0, warn: 0, skip: 142, harness: 0, unchecked: 3 },
         coverage: {
           checked: 153,
           total: 156,
@@ -126,7 +132,7 @@ describe('formatHtmlReport', () => {
     const clean = formatHtmlReport(
       sampleSummary({
         results: sampleSummary().results.filter((r) => r.status === 'pass'),
-        counts: { pass: 2, fail: 0, warn: 0, skip: 0, unchecked: 0 },
+        counts: { pass: 2, fail: 0, warn: 0, skip: 0, harness: 0, unchecked: 0 },
         problems: [],
         skipped: [],
         exitCode: 0,
@@ -158,7 +164,7 @@ describe('formatHtmlReport', () => {
       {
         ...clean,
         results: clean.results.filter((r) => r.status === 'pass'),
-        counts: { pass: 2, fail: 0, warn: 0, skip: 0, unchecked: 0 },
+        counts: { pass: 2, fail: 0, warn: 0, skip: 0, harness: 0, unchecked: 0 },
         exitCode: 0,
         problems: [],
       },
@@ -180,5 +186,31 @@ describe('formatHtmlReport', () => {
     });
     expect(refused).toContain('<h2>Not certified</h2>');
     expect(refused).toContain('<li>skipped a &quot;b&quot;: &lt;c&gt;</li>');
+  });
+});
+
+describe('formatHtmlReport: rules that need the harness (issue 15 item 5)', () => {
+  const certify = { ...SAMPLE_FACTS, profile: 'certify' as const };
+
+  it('shows a certified run that left rules to the harness in amber, saying how many', () => {
+    const page = formatHtmlReport(certifiedSummary(), certify);
+    expect(page).toContain(
+      '<p class="verdict partial">Certified through the API: every checked rule passed, nothing skipped but 1 rule that needs the harness (clock), no warning</p>',
+    );
+  });
+
+  it('gives the rule a HARN badge and its reason, and lists it under Needs the harness', () => {
+    const page = formatHtmlReport(withHarnessRule(sampleSummary()), certify);
+    expect(page).toContain(
+      '<tr><td><span class="badge harness">HARN</span></td><td class="id">6.4-R3</td><td>Sentence of 6.4-R3.</td><td class="note">needs the harness: clock</td></tr>',
+    );
+    expect(page).toContain('<h2>Needs the harness</h2>');
+    expect(page).toContain(
+      '<tr><td class="id">6.4-R3</td><td>Sentence of 6.4-R3.</td><td>needs the harness: clock</td></tr>',
+    );
+    expect(page).toContain('<span class="badge harness">HARN</span> 1 need the harness');
+    expect(page).toContain(
+      '<p class="verdict bad">NOT conformant; 1 rule that needs the harness (clock)</p>',
+    );
   });
 });

@@ -4,6 +4,7 @@ import {
   failedChecks,
   formatCount,
   groupResults,
+  harnessNeedsOf,
   headline,
   plainText,
   runCoverage,
@@ -12,7 +13,7 @@ import {
   type RunCoverage,
   type RunFacts,
 } from './report-facts.ts';
-import type { RuleResult, Summary } from './summary.ts';
+import { RULE_STATUSES, type RuleResult, type Summary } from './summary.ts';
 
 /**
  * `report.html`: one self-contained page (inline CSS, no script, no font, no image, and a
@@ -56,7 +57,7 @@ ${row('Time', `${(facts.durationMs / 1000).toFixed(1)} s`)}
 ${row('Skipped checks', String(summary.skipped.length))}
 </table>
 <h2>Rules and coverage</h2>
-<p class="counts">${(['pass', 'fail', 'warn', 'skip', 'unchecked'] as const)
+<p class="counts">${RULE_STATUSES.filter((s) => s !== 'harness' || counts.harness > 0)
     .map((s) => `<span class="badge ${s}">${STATUS_LABEL[s]}</span> ${counts[s]} ${COUNT_NAME[s]}`)
     .join(' &middot; ')}</p>
 <p class="note">Rules checked in this run, of the whole catalogue; the rest were skipped or have no check.</p>
@@ -64,7 +65,7 @@ ${bar('All rules', run.checked, run.total)}
 ${bar('Documented (the service document)', ...run.documented)}
 ${bar('Decided (spec/DECISIONS.md)', ...run.decided)}
 <p class="note">The suite has a check for ${coverage.checked} of ${coverage.total} rules (documented ${coverage.documented[0]}/${coverage.documented[1]}, decided ${coverage.decided[0]}/${coverage.decided[1]}; ${coverage.untestable} marked untestable).</p>
-${skipReasonList(summary)}${refusals(summary)}${failures(summary)}${uncharged(summary)}${skipped(summary)}${problems(summary)}
+${skipReasonList(summary)}${refusals(summary)}${harnessList(summary)}${failures(summary)}${uncharged(summary)}${skipped(summary)}${problems(summary)}
 <h2>Documented rules</h2>
 ${groupResults(documented)
   .map(([group, results]) => ruleTable(group, results))
@@ -82,12 +83,21 @@ ${decided.length === 0 ? '<p>None.</p>' : ruleTable('Decided (spec/DECISIONS.md)
  * amber when the checked rules passed but others were skipped; red otherwise.
  */
 function verdictOf(summary: Summary, facts: RunFacts, run: RunCoverage): [string, string] {
+  const needs = `${run.harness} rule${run.harness === 1 ? '' : 's'} that need${run.harness === 1 ? 's' : ''} the harness (${harnessNeedsOf(summary).join(', ')})`;
   if (summary.exitCode === 0) {
     const warned = run.warned;
     const warnings =
       warned === 0
         ? ''
         : `; ${warned} warning${warned === 1 ? '' : 's'} on decided rules (--strict makes them failures)`;
+    // Amber: certified for what the API can show, not for what only the harness can.
+    if (facts.profile === 'certify' && run.harness > 0)
+      return [
+        warned === 0
+          ? `Certified through the API: every checked rule passed, nothing skipped but ${needs}, no warning`
+          : `Certified through the API: every documented rule passed, nothing skipped but ${needs}${warnings}`,
+        'partial',
+      ];
     if (facts.profile === 'certify')
       return warned === 0
         ? ['Certified: every checked rule passed, nothing skipped, no warning', 'ok']
@@ -103,9 +113,13 @@ function verdictOf(summary: Summary, facts: RunFacts, run: RunCoverage): [string
   }
   if (summary.nothingChecked !== undefined)
     return [`NOT conformant: nothing was checked (${summary.nothingChecked})`, 'bad'];
+  const harness = run.harness === 0 ? '' : `; ${needs}`;
   return summary.counts.fail === 0 && summary.problems.length === 0 && summary.refusals.length > 0
-    ? ['NOT certified: no rule failed, but checks were skipped or rules left unverified', 'bad']
-    : ['NOT conformant', 'bad'];
+    ? [
+        `NOT certified: no rule failed, but checks were skipped or rules left unverified${harness}`,
+        'bad',
+      ]
+    : [`NOT conformant${harness}`, 'bad'];
 }
 
 const COUNT_NAME = {
@@ -113,6 +127,7 @@ const COUNT_NAME = {
   fail: 'failed',
   warn: 'warnings',
   skip: 'skipped',
+  harness: 'need the harness',
   unchecked: 'without a check',
 } as const;
 
@@ -126,7 +141,7 @@ table{border-collapse:collapse;width:100%}td,th{text-align:left;vertical-align:t
 table.facts{width:auto}table.facts th{font-weight:600;padding-right:2rem}
 .badge{font:600 12px/1 ui-monospace,monospace;padding:.25rem .4rem;border-radius:4px;display:inline-block;min-width:2.6rem;text-align:center}
 .pass{background:#dafbe1;color:#116329}.fail{background:#ffebe9;color:#a40e26}.warn{background:#fff8c5;color:#7d4e00}
-.skip{background:#ddf4ff;color:#0a3069}.unchecked{background:#f6f8fa;color:#57606a}
+.skip{background:#ddf4ff;color:#0a3069}.harness{background:#fbefff;color:#6e40c9}.unchecked{background:#f6f8fa;color:#57606a}
 .id{font-family:ui-monospace,monospace;white-space:nowrap}.note{color:#57606a}
 .bar{display:flex;align-items:center;gap:.8rem;margin:.3rem 0}.bar span:first-child{width:18rem}
 .track{flex:0 0 20rem;height:.7rem;background:#eaeef2;border-radius:4px;overflow:hidden}.fill{height:100%;background:#0969da}
@@ -157,7 +172,7 @@ function skipReasonList(summary: Summary): string {
   if (reasons.length === 0) return '';
   const items = reasons.map(
     (r) =>
-      `<li>${r.checks} check${r.checks === 1 ? '' : 's'}${r.rules > 0 ? ` (${r.rules} rule${r.rules === 1 ? '' : 's'} left unchecked)` : ''}: ${esc(r.reason)}</li>`,
+      `<li>${r.checks} check${r.checks === 1 ? '' : 's'}${r.rules > 0 ? ` (${r.rules} rule${r.rules === 1 ? '' : 's'} ${r.harness ? 'left to the harness' : 'left unchecked'})` : ''}: ${esc(r.reason)}</li>`,
   );
   return `<p>Skipped, by reason:</p>\n<ul class="reasons">\n${items.join('\n')}\n</ul>\n`;
 }
@@ -167,9 +182,11 @@ function ruleTable(group: string, results: RuleResult[]): string {
     const detail =
       result.status === 'skip'
         ? `skipped: ${skipReasons(result).join('; ')}`
-        : result.tests.length === 0
-          ? 'no check yet'
-          : `${result.tests.length} check${result.tests.length === 1 ? '' : 's'}`;
+        : result.status === 'harness'
+          ? skipReasons(result).join('; ')
+          : result.tests.length === 0
+            ? 'no check yet'
+            : `${result.tests.length} check${result.tests.length === 1 ? '' : 's'}`;
     return `<tr><td><span class="badge ${result.status}">${STATUS_LABEL[result.status]}</span></td><td class="id">${esc(result.rule.id)}</td><td>${esc(result.rule.sentence)}</td><td class="note">${esc(detail)}</td></tr>`;
   });
   return `<h3>${esc(group)}</h3>\n<table class="rules">\n<colgroup><col style="width:5.5rem"><col style="width:6.5rem"><col><col style="width:14rem"></colgroup>\n<tr><th>Status</th><th>Rule</th><th>Sentence</th><th>Checks</th></tr>\n${rows.join('\n')}\n</table>`;
@@ -210,7 +227,17 @@ function skipped(summary: Summary): string {
 
 function refusals(summary: Summary): string {
   if (summary.refusals.length === 0) return '';
-  return `<h2>Not certified</h2>\n<p>--profile certify allows no skipped check and no rule left unverified.</p>\n<ul>\n${summary.refusals.map((r) => `<li>${esc(r)}</li>`).join('\n')}\n</ul>\n`;
+  return `<h2>Not certified</h2>\n<p>--profile certify allows no skipped check (but one that needs the harness) and no rule left unverified.</p>\n<ul>\n${summary.refusals.map((r) => `<li>${esc(r)}</li>`).join('\n')}\n</ul>\n`;
+}
+
+function harnessList(summary: Summary): string {
+  const harness = summary.results.filter((r) => r.status === 'harness');
+  if (harness.length === 0) return '';
+  const rows = harness.map(
+    (r) =>
+      `<tr><td class="id">${esc(r.rule.id)}</td><td>${esc(r.rule.sentence)}</td><td>${esc(skipReasons(r).join('; '))}</td></tr>`,
+  );
+  return `<h2>Needs the harness</h2>\n<p class="note">Left unchecked only because their checks need what no API gives, only a control plane (the test harness): a clock, faults, crafted mail… --profile certify lists them instead of failing.</p>\n<table>\n<tr><th>Rule</th><th>Sentence</th><th>Why</th></tr>\n${rows.join('\n')}\n</table>\n`;
 }
 
 function problems(summary: Summary): string {

@@ -3,7 +3,13 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { buildJsonReport, formatJsonReport } from './report-json.ts';
-import { SAMPLE_FACTS, TRICKY_SENTENCE, sampleSummary } from './report-sample.ts';
+import {
+  SAMPLE_FACTS,
+  TRICKY_SENTENCE,
+  certifiedSummary,
+  sampleSummary,
+  withHarnessRule,
+} from './report-sample.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const schema = JSON.parse(
@@ -29,7 +35,7 @@ describe('formatJsonReport', () => {
     const empty = buildJsonReport(
       sampleSummary({
         results: [],
-        counts: { pass: 0, fail: 0, warn: 0, skip: 0, unchecked: 0 },
+        counts: { pass: 0, fail: 0, warn: 0, skip: 0, harness: 0, unchecked: 0 },
         problems: [],
         skipped: [],
         exitCode: 0,
@@ -68,8 +74,8 @@ describe('formatJsonReport', () => {
 
   it('keeps documented and decided rules apart in the counts', () => {
     expect(report.bySource).toEqual({
-      documented: { pass: 2, fail: 1, warn: 0, skip: 1, unchecked: 1 },
-      decided: { pass: 0, fail: 0, warn: 1, skip: 0, unchecked: 0 },
+      documented: { pass: 2, fail: 1, warn: 0, skip: 1, harness: 0, unchecked: 1 },
+      decided: { pass: 0, fail: 0, warn: 1, skip: 0, harness: 0, unchecked: 0 },
     });
     expect(report.warnings).toEqual([
       { rule: 'D-2', sentence: 'Sentence of D-2.', errors: ['expected 404, got 403'] },
@@ -147,5 +153,40 @@ describe('formatJsonReport', () => {
     const errors = report.checks.find((c) => c.state === 'failed')?.errors.join('\n') ?? '';
     expect(errors).toContain('expected 400, got 200');
     expect(errors).not.toContain('\u001b[');
+  });
+});
+
+describe('formatJsonReport: rules that need the harness (issue 15 item 5)', () => {
+  const report = JSON.parse(
+    formatJsonReport(withHarnessRule(sampleSummary()), { ...SAMPLE_FACTS, profile: 'certify' }),
+  ) as ReturnType<typeof buildJsonReport>;
+
+  it('writes a file the schema accepts, with formatVersion 2', () => {
+    expect(valid(report)).toEqual([]);
+    expect(report.formatVersion).toBe(2);
+    const passed = buildJsonReport(certifiedSummary(), SAMPLE_FACTS);
+    expect(valid(JSON.parse(JSON.stringify(passed)))).toEqual([]);
+  });
+
+  it('gives the rule status harness, its reason and the needs it lacked', () => {
+    expect(report.rules.find((r) => r.id === '6.4-R3')).toMatchObject({
+      status: 'harness',
+      skipReasons: ['needs the harness: clock'],
+      harnessNeeds: ['clock'],
+    });
+    expect(report.rules.find((r) => r.id === '6.2-R1')?.harnessNeeds).toEqual([]);
+  });
+
+  it('counts the rules that need the harness, and marks the check skipped for it', () => {
+    expect(report.counts.harness).toBe(1);
+    expect(report.bySource.documented.harness).toBe(1);
+    expect(report.coverage.thisRun.harness).toBe(1);
+    expect(report.skipped.map((s) => s.harnessNeeds)).toEqual([[], ['clock']]);
+  });
+
+  it('is refused by the schema when a harness need is not one only the harness meets', () => {
+    const broken = structuredClone(report);
+    (broken.rules.at(-1)!.harnessNeeds as string[]) = ['second-key'];
+    expect(valid(broken).join('\n')).toContain('/harnessNeeds/0');
   });
 });

@@ -24,7 +24,10 @@ import {
  */
 export interface JsonReport {
   format: 'mailtwin-conformance-report';
-  /** 2: `needs` name the capabilities of a world (config.ts), not `control-plane`. */
+  /**
+   * 2: `needs` name the capabilities of a world (config.ts), not `control-plane`; a certifying
+   * run's rule left to the harness has status `harness` and its `harnessNeeds`.
+   */
   formatVersion: 2;
   tool: { name: 'mailtwin-conformance'; version: string | null };
   run: {
@@ -63,6 +66,8 @@ export interface JsonReport {
     thisRun: {
       checked: number;
       skipped: number;
+      /** Rules a certifying run left to the harness (status `harness`). */
+      harness: number;
       unchecked: number;
       total: number;
       documented: { checked: number; total: number };
@@ -73,7 +78,8 @@ export interface JsonReport {
   checks: JsonCheck[];
   /** Decided rules that warned, each with the failures charged to it. */
   warnings: { rule: string; sentence: string; errors: string[] }[];
-  skipped: { file: string; name: string; rules: string[]; reason: string }[];
+  /** `harnessNeeds`: under certify, the needs of the harness it lacked, when only those. */
+  skipped: { file: string; name: string; rules: string[]; reason: string; harnessNeeds: Need[] }[];
   /** Failed checks whose failure named no rule: each charged to every rule it names. */
   uncharged: UnchargedFailure[];
   problems: string[];
@@ -88,6 +94,8 @@ export interface JsonRule {
   /** Indexes into `checks`. */
   checks: number[];
   skipReasons: string[];
+  /** Status `harness`: the needs only a control plane meets that its checks lacked; else []. */
+  harnessNeeds: Need[];
   /** Requests its checks sent, summed (a check of two rules counts for both). */
   requests: number;
   /** The seed that replays it (`--seed`). */
@@ -121,6 +129,7 @@ const ZERO = (): Record<RuleStatus, number> => ({
   fail: 0,
   warn: 0,
   skip: 0,
+  harness: 0,
   unchecked: 0,
 });
 
@@ -144,7 +153,9 @@ export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
         }
         return index;
       }),
-      skipReasons: result.status === 'skip' ? skipReasons(result) : [],
+      skipReasons:
+        result.status === 'skip' || result.status === 'harness' ? skipReasons(result) : [],
+      harnessNeeds: [...(result.harness ?? [])],
       requests: result.tests.reduce((sum, t) => sum + (t.requests ?? 0), 0),
       seed: facts.seed,
       durationMs: Math.round(result.tests.reduce((sum, t) => sum + (t.durationMs ?? 0), 0)),
@@ -196,6 +207,7 @@ export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
       thisRun: {
         checked: run.checked,
         skipped: run.skipped,
+        harness: run.harness,
         unchecked: run.unchecked,
         total: run.total,
         documented: { checked: run.documented[0], total: run.documented[1] },
@@ -211,7 +223,11 @@ export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
         sentence: r.rule.sentence,
         errors: chargingTests(r).flatMap((t) => t.errors.map(plainText)),
       })),
-    skipped: summary.skipped.map((s) => ({ ...s, rules: [...s.rules] })),
+    skipped: summary.skipped.map(({ harness, ...s }) => ({
+      ...s,
+      rules: [...s.rules],
+      harnessNeeds: [...(harness ?? [])],
+    })),
     uncharged: summary.uncharged.map((u) => ({ ...u, rules: [...u.rules] })),
     problems: summary.problems,
   };

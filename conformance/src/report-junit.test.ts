@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
 import { formatJUnitReport, xmlSafe } from './report-junit.ts';
-import { SAMPLE_FACTS, TRICKY_SENTENCE, sampleSummary } from './report-sample.ts';
+import { SAMPLE_FACTS, TRICKY_SENTENCE, sampleSummary, withHarnessRule } from './report-sample.ts';
 
 type Node = Record<string, unknown>;
 const asArray = <T>(value: T | T[] | undefined): T[] =>
@@ -131,5 +131,15 @@ describe('xmlSafe', () => {
     expect(xmlSafe('\u001b[1;31mred\u001b[0m\u0000\u0008\t\n\r\ud800x\udc00😀')).toBe(
       'red\ufffd\ufffd\t\n\r\ufffdx\ufffd😀',
     );
+  });
+});
+
+describe('formatJUnitReport: rules that need the harness (issue 15 item 5)', () => {
+  it('marks a rule left to the harness skipped, saying what it needs', () => {
+    const harness = formatJUnitReport(withHarnessRule(sampleSummary()), SAMPLE_FACTS);
+    expect(XMLValidator.validate(harness)).toBe(true);
+    const suite = parse(harness).testsuites.testsuite.find((s) => s.name === '§6.4')!;
+    expect(suite.skipped).toBe('1');
+    expect(((suite.testcase as Node).skipped as Node).message).toBe('needs the harness: clock');
   });
 });

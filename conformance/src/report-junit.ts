@@ -13,7 +13,8 @@ import type { RuleResult, Summary } from './summary.ts';
  * <testcase> per rule with classname = that section and name = "<id> <sentence>". A failed
  * rule carries <failure> with the text of each failure charged to it (one assertion, one
  * rule: a check that failed on another rule does not fail this one); a skipped or unchecked
- * rule <skipped> with the reason (a rule its check never reached is skipped); a warning (a
+ * rule <skipped> with the reason (a rule a certifying run left to the harness: "needs the
+ * harness: clock") (a rule its check never reached is skipped); a warning (a
  * decided rule failed, without --strict) passes with the text in <system-out>. Problems with the suite itself are <error>s of one more suite.
  */
 export function formatJUnitReport(summary: Summary, facts: RunFacts): string {
@@ -74,6 +75,7 @@ function suite(group: string, results: RuleResult[], facts: RunFacts): SuiteXml 
           '    </testcase>',
         ].join('\n');
       case 'skip':
+      case 'harness':
         skipped += 1;
         return `${open}>\n      <skipped message="${attr(skipReasons(result).join('; '))}"/>\n    </testcase>`;
       case 'unchecked':

@@ -85,7 +85,7 @@ export function sampleSummary(overrides: Partial<Summary> = {}): Summary {
   ];
   return {
     results,
-    counts: { pass: 2, fail: 1, warn: 1, skip: 1, unchecked: 1 },
+    counts: { pass: 2, fail: 1, warn: 1, skip: 1, harness: 0, unchecked: 1 },
     coverage: { checked: 5, total: 6, documented: [4, 5], decided: [1, 1], untestable: 0 },
     problems: ['conformance/checks/broken.check.ts did not load: SyntaxError <oops> & "more"'],
     skipped: [
@@ -102,4 +102,60 @@ export function sampleSummary(overrides: Partial<Summary> = {}): Summary {
     exitCode: 1,
     ...overrides,
   };
+}
+
+/** The skip reason a worker gives a check that needs a clock on a target without one. */
+export const CLOCK_REASON = 'needs a clock the suite can move, which only a control plane offers';
+
+/**
+ * `summary` with one more rule, 6.4-R3, that a certifying run against an API world left to the
+ * harness: its only check needs a clock, which no API gives.
+ */
+export function withHarnessRule(summary: Summary): Summary {
+  const clock = check('6.4-R3: retries on its schedule', 'skipped', {
+    rules: ['6.4-R3'],
+    needs: ['webhook-receiver', 'clock'],
+    skipReason: CLOCK_REASON,
+    requests: 0,
+    cases: 0,
+  });
+  return {
+    ...summary,
+    results: [
+      ...summary.results,
+      {
+        rule: rule('6.4-R3', '6.4', 'documented'),
+        status: 'harness',
+        tests: [clock],
+        harness: ['clock'],
+      },
+    ],
+    counts: { ...summary.counts, harness: summary.counts.harness + 1 },
+    skipped: [
+      ...summary.skipped,
+      {
+        file: clock.file,
+        name: clock.name,
+        rules: clock.rules,
+        reason: CLOCK_REASON,
+        harness: ['clock'],
+      },
+    ],
+  };
+}
+
+/** A certify run against an API world that passed: two rules passed, one left to the harness. */
+export function certifiedSummary(): Summary {
+  const passed = sampleSummary().results.slice(0, 2);
+  return withHarnessRule(
+    sampleSummary({
+      results: passed,
+      counts: { pass: 2, fail: 0, warn: 0, skip: 0, harness: 0, unchecked: 0 },
+      coverage: { checked: 3, total: 3, documented: [3, 3], decided: [0, 0], untestable: 0 },
+      problems: [],
+      skipped: [],
+      warnings: [],
+      exitCode: 0,
+    }),
+  );
 }

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import type { Need, TargetConfig } from './config.ts';
+import { offeredNeeds, selectCheck } from './profiles.ts';
 import type { Rule } from './rules.ts';
 import {
   NOT_SELECTED_BY_FILTER,
   chargeOf,
+  harnessReason,
   notReachedReasons,
   summarize,
   type SummaryOptions,
@@ -61,7 +64,14 @@ describe('summarize', () => {
       '1-R3': 'skip',
       '1-R4': 'unchecked',
     });
-    expect(summary.counts).toEqual({ pass: 1, fail: 1, warn: 0, skip: 1, unchecked: 1 });
+    expect(summary.counts).toEqual({
+      pass: 1,
+      fail: 1,
+      warn: 0,
+      skip: 1,
+      harness: 0,
+      unchecked: 1,
+    });
   });
 
   it('keeps the rules in the order given and attaches the tests that name each rule', () => {
@@ -77,7 +87,14 @@ describe('summarize', () => {
   it('reports a decided rule failure as a warning, not a failure, when not strict', () => {
     const summary = summarize([decided('D-2')], [outcome(['D-2'], 'failed')], [], LIVE);
     expect(statuses(summary)).toEqual({ 'D-2': 'warn' });
-    expect(summary.counts).toEqual({ pass: 0, fail: 0, warn: 1, skip: 0, unchecked: 0 });
+    expect(summary.counts).toEqual({
+      pass: 0,
+      fail: 0,
+      warn: 1,
+      skip: 0,
+      harness: 0,
+      unchecked: 0,
+    });
     expect(summary.warnings).toEqual([
       'warning on D-2: a decided rule failed (--strict makes it a failure)',
     ]);
@@ -216,7 +233,14 @@ describe('summarize', () => {
 
   it('reports zero coverage when no tests ran, and fails the run: nothing was checked', () => {
     const summary = summarize([documented('1-R1'), decided('D-2')], [], [], LIVE);
-    expect(summary.counts).toEqual({ pass: 0, fail: 0, warn: 0, skip: 0, unchecked: 2 });
+    expect(summary.counts).toEqual({
+      pass: 0,
+      fail: 0,
+      warn: 0,
+      skip: 0,
+      harness: 0,
+      unchecked: 2,
+    });
     expect(summary.coverage).toEqual({
       checked: 0,
       total: 2,
@@ -501,5 +525,136 @@ describe('one assertion, one rule (issue 14 item 2)', () => {
   it('gives the charge of a failed check only', () => {
     expect(chargeOf(outcome(['1-R1'], 'passed'))).toBeUndefined();
     expect(chargeOf(check(['4.7-R2']))).toEqual({ rules: ['4.7-R2'], kind: 'rule' });
+  });
+});
+
+describe('certify on an API world (issue 15 item 5): what only the harness can give', () => {
+  /** A deployment given a key, a mailbox and --destructive: mail, destructive, nothing else. */
+  const API_WORLD: TargetConfig = {
+    kind: 'live',
+    baseUrl: 'https://mail.example.com/openapi/v1',
+    apiKey: 'sk-test-0123456789abcdef',
+    mailboxes: ['box@example.com'],
+    destructive: true,
+  };
+  const offers = offeredNeeds(API_WORLD);
+  const CERTIFY: SummaryOptions = { strict: false, noSkips: true, offers };
+  const rules = [documented('4.3-R1'), documented('4.3-R2'), documented('6.4-R3')];
+  const ran = outcome(['4.3-R1'], 'passed', { name: 'sends', requests: 3 });
+  /** A check skipped as a worker skips it on this target: with selectCheck's reason. */
+  const skippedFor = (ruleIds: string[], needs: Need[], name = `needs ${needs.join('+')}`) => {
+    const selection = selectCheck(needs, offers, 'certify');
+    if (selection.run) throw new Error(`the API world offers ${needs.join(', ')}`);
+    return outcome(ruleIds, 'skipped', { name, needs, skipReason: selection.reason });
+  };
+
+  it('passes certify when a check was skipped for clock alone, listing its rule as needing the harness', () => {
+    const summary = summarize(rules, [ran, skippedFor(['6.4-R3'], ['mail', 'clock'])], [], CERTIFY);
+    expect(statuses(summary)['6.4-R3']).toBe('harness');
+    const result = summary.results.find((r) => r.rule.id === '6.4-R3')!;
+    expect(result.harness).toEqual(['clock']);
+    expect(harnessReason(result.harness!)).toBe('needs the harness: clock');
+    expect(summary.counts.harness).toBe(1);
+    expect(summary.counts).toMatchObject({ pass: 1, skip: 0, harness: 1, unchecked: 1 });
+    expect(summary.skipped.map((s) => s.harness)).toEqual([['clock']]);
+    expect(summary.refusals).toEqual([]);
+    expect(summary.exitCode).toBe(0);
+  });
+
+  it('still fails certify on a check skipped for second-key', () => {
+    const skipped = skippedFor(['6.4-R3'], ['second-key']);
+    const summary = summarize(rules, [ran, skipped], [], CERTIFY);
+    expect(statuses(summary)['6.4-R3']).toBe('skip');
+    expect(summary.counts.harness).toBe(0);
+    expect(summary.refusals).toEqual([
+      `skipped conformance/checks/x.check.ts "needs second-key": ${skipped.skipReason}`,
+    ]);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('fails certify on a check skipped for clock and second-key together', () => {
+    const summary = summarize(
+      rules,
+      [ran, skippedFor(['6.4-R3'], ['clock', 'second-key'])],
+      [],
+      CERTIFY,
+    );
+    expect(statuses(summary)['6.4-R3']).toBe('skip');
+    expect(summary.skipped[0]?.harness).toBeUndefined();
+    expect(summary.counts.harness).toBe(0);
+    expect(summary.refusals).toHaveLength(1);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('keeps a rule skipped when one of its checks lacked the harness and another a key', () => {
+    const summary = summarize(
+      rules,
+      [ran, skippedFor(['6.4-R3'], ['clock']), skippedFor(['6.4-R3'], ['second-key'])],
+      [],
+      CERTIFY,
+    );
+    expect(statuses(summary)['6.4-R3']).toBe('skip');
+    expect(summary.counts.harness).toBe(0);
+    // The harness-only check is not refused; the other is.
+    expect(summary.refusals).toEqual([expect.stringContaining('"needs second-key"')]);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('names every harness need of a rule once, in the order of the needs', () => {
+    const summary = summarize(
+      rules,
+      [ran, skippedFor(['6.4-R3'], ['faults', 'clock']), skippedFor(['6.4-R3'], ['clock'])],
+      [],
+      CERTIFY,
+    );
+    expect(summary.results.find((r) => r.rule.id === '6.4-R3')?.harness).toEqual([
+      'clock',
+      'faults',
+    ]);
+  });
+
+  it('keeps a rule its check failed before reaching skipped and refused, not left to the harness', () => {
+    const failed = outcome(['4.3-R1', '4.3-R2'], 'failed', { chargedRules: ['4.3-R1'] });
+    const summary = summarize(rules, [failed, skippedFor(['4.3-R2'], ['clock'])], [], CERTIFY);
+    expect(statuses(summary)['4.3-R2']).toBe('skip');
+    expect(summary.counts.harness).toBe(0);
+    expect(summary.refusals).toContain(
+      '4.3-R2 not reached: its check "checks 4.3-R1, 4.3-R2 (failed)" failed on 4.3-R1 first',
+    );
+  });
+
+  it('does not leave to the harness a check skipped for another reason than its needs', () => {
+    const refused = outcome(['6.4-R3'], 'skipped', {
+      needs: ['clock'],
+      skipReason: 'the suite refused: an address outside the mailboxes',
+    });
+    const summary = summarize(rules, [ran, refused], [], CERTIFY);
+    expect(statuses(summary)['6.4-R3']).toBe('skip');
+    expect(summary.counts.harness).toBe(0);
+    expect(summary.exitCode).toBe(1);
+  });
+
+  it('changes nothing outside certify: the skip stays a skip', () => {
+    const summary = summarize(rules, [ran, skippedFor(['6.4-R3'], ['clock'])], [], {
+      strict: false,
+      offers,
+    });
+    expect(statuses(summary)['6.4-R3']).toBe('skip');
+    expect(summary.counts.harness).toBe(0);
+    expect(summary.skipped[0]?.harness).toBeUndefined();
+    expect(summary.exitCode).toBe(0);
+  });
+
+  it('changes nothing against the in-process emulator, which offers every need', () => {
+    const everything = offeredNeeds({ kind: 'emulator' });
+    const filtered = outcome(['6.4-R3'], 'skipped', {
+      needs: ['clock'],
+      skipReason: NOT_SELECTED_BY_FILTER,
+    });
+    const summary = summarize(rules, [ran, filtered], [], { ...CERTIFY, offers: everything });
+    expect(statuses(summary)['6.4-R3']).toBe('skip');
+    expect(summary.counts.harness).toBe(0);
+    expect(summary.refusals).toHaveLength(1);
+    expect(summary.exitCode).toBe(1);
   });
 });

@@ -1,4 +1,5 @@
-import type { Need } from './config.ts';
+import { HARNESS_NEEDS, NEEDS, type Need } from './config.ts';
+import { selectCheck } from './profiles.ts';
 import type { Rule } from './rules.ts';
 
 /** The outcome of one vitest test as the report needs it. */
@@ -34,21 +35,45 @@ export interface SkippedCheck {
   name: string;
   rules: string[];
   reason: string;
+  /**
+   * Under certify, a check skipped only for needs no API can meet (config.ts `HARNESS_NEEDS`):
+   * those needs. It does not fail the run; its rules are listed as needing the harness.
+   */
+  harness?: Need[];
 }
 
 /**
  * pass: a check of the rule passed and none failed on it; fail: a failure was charged to it;
  * warn: a failure was charged to a decided rule and the run is not strict (a deployment may
  * have chosen otherwise); skip: no check of it ran to the end (skipped, or failed on another
- * rule before reaching it); unchecked: no check names it.
+ * rule before reaching it); harness: under certify, every check of it was skipped only for
+ * needs that only a control plane, the test harness, can meet (a clock, faults, crafted mail:
+ * config.ts `HARNESS_NEEDS`), so no deployment could show it through its API; unchecked: no
+ * check names it.
  */
-export type RuleStatus = 'pass' | 'fail' | 'warn' | 'skip' | 'unchecked';
+export type RuleStatus = 'pass' | 'fail' | 'warn' | 'skip' | 'harness' | 'unchecked';
+
+export const RULE_STATUSES: readonly RuleStatus[] = [
+  'pass',
+  'fail',
+  'warn',
+  'skip',
+  'harness',
+  'unchecked',
+];
 
 export interface RuleResult {
   rule: Rule;
   status: RuleStatus;
   /** Every check naming the rule, whatever became of it. */
   tests: TestOutcome[];
+  /** Status `harness`: the needs only the harness meets that its checks lacked. */
+  harness?: Need[];
+}
+
+/** The reason a rule or check is left to the harness: `needs the harness: clock, faults`. */
+export function harnessReason(needs: readonly Need[]): string {
+  return `needs the harness: ${needs.join(', ')}`;
 }
 
 /** How a failed check's failure is counted (one assertion, one rule). */
@@ -110,7 +135,8 @@ export interface Summary {
   uncharged: UnchargedFailure[];
   /**
    * Why the run fails although no rule failed: under `--profile certify`, each skipped check
-   * and each rule no check reached (its check failed on another rule first). Empty otherwise.
+   * (but one skipped only for needs of the harness: its rules are `harness`) and each rule no
+   * check reached (its check failed on another rule first). Empty otherwise.
    */
   refusals: string[];
   /** Decided rules that warned (listed by every report, and under certify by its verdict). */
@@ -134,7 +160,8 @@ export interface SummaryOptions {
   strict: boolean;
   /**
    * `--profile certify`: a skipped check, or a rule left unverified because its check failed
-   * on another rule first, fails the run. Warnings do not (unless `strict` makes them failures).
+   * on another rule first, fails the run, except a check skipped only for what needs the
+   * harness (see `offers`). Warnings do not (unless `strict` makes them failures).
    */
   noSkips?: boolean;
   /**
@@ -144,6 +171,14 @@ export interface SummaryOptions {
   requireCoverage?: boolean;
   /** The `--filter` text, to say so when it selected no check. */
   filter?: string;
+  /**
+   * What the target offers (profiles.ts `offeredNeeds`). With `noSkips`, a check skipped only
+   * for needs no API can meet (config.ts `HARNESS_NEEDS`: a clock, faults, crafted mail…) is
+   * not refused, and a rule left unchecked only by such skips is `harness`, not `skip`: a
+   * deployment certified through its API alone cannot be asked for what only a test harness
+   * gives. Without it (or without `noSkips`) every skip counts as today.
+   */
+  offers?: ReadonlySet<Need>;
 }
 
 /** Folds test outcomes into one result per rule, with coverage and the run's exit code. */
@@ -169,9 +204,14 @@ export function summarize(
       );
     }
   }
-  const results = rules.map((rule) => {
+  const harnessOf = harnessSkips(outcomes, options);
+  const results = rules.map((rule): RuleResult => {
     const tests = outcomes.filter((o) => o.rules.includes(rule.id));
-    return { rule, tests, status: ruleStatus(rule, tests, options) };
+    const status = ruleStatus(rule, tests, options);
+    const harness = status === 'skip' ? harnessOnly(tests, harnessOf) : undefined;
+    return harness === undefined
+      ? { rule, tests, status }
+      : { rule, tests, status: 'harness', harness };
   });
   for (const result of results) {
     if (result.tests.length > 0 && result.rule.untestable !== undefined) {
@@ -189,22 +229,28 @@ export function summarize(
       );
     }
   }
-  const counts: Record<RuleStatus, number> = { pass: 0, fail: 0, warn: 0, skip: 0, unchecked: 0 };
+  const counts = Object.fromEntries(RULE_STATUSES.map((s) => [s, 0])) as Record<RuleStatus, number>;
   for (const result of results) counts[result.status] += 1;
   const skipped = outcomes
     .filter((o) => o.state === 'skipped')
-    .map((o) => ({
-      file: o.file,
-      name: o.name,
-      rules: o.rules,
-      reason: o.skipReason ?? 'skipped',
-    }));
+    .map((o): SkippedCheck => {
+      const harness = harnessOf.get(o);
+      return {
+        file: o.file,
+        name: o.name,
+        rules: o.rules,
+        reason: o.skipReason ?? 'skipped',
+        ...(harness === undefined ? {} : { harness }),
+      };
+    });
   const uncharged = outcomes
     .filter((o) => chargeOf(o)?.kind === 'uncharged')
     .map((o) => ({ file: o.file, name: o.name, rules: [...o.rules] }));
   const refusals = options.noSkips
     ? [
-        ...skipped.map((s) => `skipped ${s.file} "${s.name}": ${s.reason}`),
+        ...skipped
+          .filter((s) => s.harness === undefined)
+          .map((s) => `skipped ${s.file} "${s.name}": ${s.reason}`),
         ...results
           .filter((r) => r.status === 'skip')
           .flatMap((r) => notReachedReasons(r).map((reason) => `${r.rule.id} ${reason}`)),
@@ -242,6 +288,42 @@ export function summarize(
         ? 1
         : 0,
   };
+}
+
+/**
+ * The checks a certifying run skipped only for needs no API can meet, each with those needs:
+ * what the target lacks of the check's needs is all in `HARNESS_NEEDS`, and the check was
+ * skipped for exactly that (the reason is the one `selectCheck` gives, not a `--filter`, a
+ * profile's exclusion or a refusal at run time). Empty unless `noSkips` and `offers`.
+ */
+function harnessSkips(outcomes: TestOutcome[], options: SummaryOptions): Map<TestOutcome, Need[]> {
+  const found = new Map<TestOutcome, Need[]>();
+  const offers = options.offers;
+  if (!options.noSkips || offers === undefined) return found;
+  for (const outcome of outcomes) {
+    if (outcome.state !== 'skipped') continue;
+    const needs = outcome.needs ?? [];
+    const missing = needs.filter((need) => !offers.has(need));
+    if (missing.length === 0 || !missing.every((need) => HARNESS_NEEDS.has(need))) continue;
+    // 'certify' leaves nothing out, so this is the reason the worker gave for these needs.
+    const selection = selectCheck(needs, offers, 'certify');
+    if (!selection.run && selection.reason === outcome.skipReason) found.set(outcome, missing);
+  }
+  return found;
+}
+
+/**
+ * The harness needs of a rule no check verified, when every one of its checks was skipped for
+ * harness needs alone (a check that failed on another rule first leaves it `skip`), in the
+ * order of config.ts `NEEDS`; undefined otherwise.
+ */
+function harnessOnly(
+  tests: TestOutcome[],
+  harnessOf: Map<TestOutcome, Need[]>,
+): Need[] | undefined {
+  if (tests.length === 0 || !tests.every((t) => harnessOf.has(t))) return undefined;
+  const needs = new Set(tests.flatMap((t) => harnessOf.get(t)!));
+  return NEEDS.filter((need) => needs.has(need));
 }
 
 /**
