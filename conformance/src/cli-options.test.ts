@@ -464,7 +464,7 @@ describe('parseConformanceArgs: profiles, safety, reports and shards', () => {
 
   it('refuses an unknown report format', () => {
     expect(refusal(['--report', 'console,xml']).message).toBe(
-      '--report takes a comma list of console, junit, json, html, got "console,xml"',
+      '--report takes a comma list of console, junit, json, html, certificate, got "console,xml"',
     );
   });
 

@@ -9,7 +9,7 @@ import {
 } from './config.ts';
 import { PROFILES, PROFILE_NAMES, isProfileName } from './profiles.ts';
 
-export const REPORT_FORMATS = ['console', 'junit', 'json', 'html'] as const;
+export const REPORT_FORMATS = ['console', 'junit', 'json', 'html', 'certificate'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 /** How long one request may go unanswered (`--request-timeout`), headers and body included. */
@@ -69,8 +69,12 @@ ${PROFILE_NAMES.map((name) => `                            ${name.padEnd(10)} ${
                           skipped here and why; sends no request
 
 Reports:
-  --report <list>         Comma list of console, junit, json, html (default console)
-  --report-dir <dir>      Where junit.xml, report.json and report.html go (default conformance-report)
+  --report <list>         Comma list of console, junit, json, html, certificate (default console);
+                          certificate writes certificate.json and certificate.html: target, suite,
+                          SHA-256 of the spec, seed, every rule's status and reason, the command
+                          that re-runs it (secrets as placeholders) and a SHA-256 of it all
+  --report-dir <dir>      Where junit.xml, report.json, report.html and the certificate go
+                          (default conformance-report)
   --quiet                 No progress line per check on stderr (by default one as each check ends)
   -h, --help              Show this help
 

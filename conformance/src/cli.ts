@@ -13,11 +13,12 @@ import {
 import { RUN_CONFIG_ENV, encodeRunConfig, type RunConfig } from './config.ts';
 import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
 import { PROFILES, offeredNeeds } from './profiles.ts';
+import { certificateFacts } from './report-certificate.ts';
 import { ProgressReporter } from './progress.ts';
 import { figuresOf, type RunFacts } from './report-facts.ts';
 import { PreflightFailure, liveTarget, preflight } from './preflight.ts';
 import { RuleCollector } from './reporter.ts';
-import { renderReport, secretsOf } from './reports.ts';
+import { renderReport, secretsOf, type RenderedReport } from './reports.ts';
 import { loadRules } from './rules.ts';
 import { NOT_SELECTED_BY_FILTER, summarize, type Summary } from './summary.ts';
 
@@ -27,11 +28,15 @@ const CHECK_FILE_SUFFIX = '.check.ts';
 const CHECK_FILES = [`conformance/checks/**/*${CHECK_FILE_SUFFIX}`];
 const SETUP_FILES = ['conformance/src/setup.ts'];
 
-/** The files `--report` writes, by format, in `--report-dir`. */
-const REPORT_FILES: Record<Exclude<ReportFormat, 'console'>, string> = {
-  junit: 'junit.xml',
-  json: 'report.json',
-  html: 'report.html',
+/** The files `--report` writes, by format, in `--report-dir`, each with what it renders. */
+const REPORT_FILES: Record<Exclude<ReportFormat, 'console'>, [string, RenderedReport][]> = {
+  junit: [['junit.xml', 'junit']],
+  json: [['report.json', 'json']],
+  html: [['report.html', 'html']],
+  certificate: [
+    ['certificate.json', 'certificate-json'],
+    ['certificate.html', 'certificate-html'],
+  ],
 };
 
 /**
@@ -258,12 +263,20 @@ async function checkFilesOf(run: CliRun, workers: number): Promise<string[]> {
 
 function writeReports(run: CliRun, reportDir: string, summary: Summary, facts: RunFacts): string[] {
   const written: string[] = [];
+  // The certificate names the exact contract and the command that re-runs the run.
+  const reportFacts = run.reports.includes('certificate')
+    ? { ...facts, ...certificateFacts(run) }
+    : facts;
   for (const format of run.reports) {
     if (format === 'console') continue;
-    const path = join(reportDir, REPORT_FILES[format]);
-    // Every report leaves through renderReport, which masks every secret (reports.ts).
-    writeFileSync(path, renderReport(format, summary, facts, secretsOf(run.target)));
-    written.push(join(run.reportDir, REPORT_FILES[format]));
+    for (const [file, rendered] of REPORT_FILES[format]) {
+      // Every report leaves through renderReport, which masks every secret (reports.ts).
+      writeFileSync(
+        join(reportDir, file),
+        renderReport(rendered, summary, reportFacts, secretsOf(run.target)),
+      );
+      written.push(join(run.reportDir, file));
+    }
   }
   return written;
 }

@@ -30,7 +30,15 @@ function leakySummary(): Summary {
   return summary;
 }
 
-const FORMATS: RenderedReport[] = ['console', 'closing', 'junit', 'json', 'html'];
+const FORMATS: RenderedReport[] = [
+  'console',
+  'closing',
+  'junit',
+  'json',
+  'html',
+  'certificate-json',
+  'certificate-html',
+];
 
 describe('renderReport', () => {
   it.each(FORMATS)('leaves no secret in the %s report', (format) => {

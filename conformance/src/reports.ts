@@ -1,6 +1,8 @@
 import type { ReportFormat } from './cli-options.ts';
 import type { TargetConfig } from './config.ts';
 import { redactSecrets } from './redact.ts';
+import { formatCertificateJson } from './report-certificate.ts';
+import { formatCertificateHtml } from './report-certificate-html.ts';
 import { closingLines, formatConsoleReport } from './report-console.ts';
 import type { RunFacts } from './report-facts.ts';
 import { formatHtmlReport } from './report-html.ts';
@@ -8,15 +10,28 @@ import { formatJsonReport } from './report-json.ts';
 import { formatJUnitReport } from './report-junit.ts';
 import type { Summary } from './summary.ts';
 
-/** What a report is rendered as: a format of `--report`, or the console's closing lines alone. */
-export type RenderedReport = ReportFormat | 'closing';
+/**
+ * What a report is rendered as: a format of `--report` (`certificate` is two files, its JSON
+ * and its HTML), or the console's closing lines alone.
+ */
+export type RenderedReport =
+  Exclude<ReportFormat, 'certificate'> | 'closing' | 'certificate-json' | 'certificate-html';
 
-const RENDER: Record<RenderedReport, (summary: Summary, facts: RunFacts) => string> = {
+type Render = (
+  summary: Summary,
+  facts: RunFacts,
+  secrets: readonly (string | undefined)[],
+) => string;
+
+const RENDER: Record<RenderedReport, Render> = {
   console: formatConsoleReport,
   closing: (summary, facts) => `${closingLines(summary, facts).join('\n')}\n`,
   junit: formatJUnitReport,
   json: formatJsonReport,
   html: formatHtmlReport,
+  // A certificate is hashed, so it masks its own text before hashing (report-certificate.ts).
+  'certificate-json': formatCertificateJson,
+  'certificate-html': formatCertificateHtml,
 };
 
 /**
@@ -32,7 +47,7 @@ export function renderReport(
   facts: RunFacts,
   secrets: readonly (string | undefined)[] = [],
 ): string {
-  return redactSecrets(RENDER[format](summary, facts), secrets);
+  return redactSecrets(RENDER[format](summary, facts, secrets), secrets);
 }
 
 /** The secrets a run was given: its API keys, control token and webhook secret. */
