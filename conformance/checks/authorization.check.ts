@@ -8,9 +8,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expectAt } from '../src/charge.ts';
-import { rule } from '../src/check.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check.ts';
 import type { ApiClient, ApiResponse } from '../src/client.ts';
+import type { KeyRole } from '../src/config.ts';
 import { ControlClient, type CreatedKey } from '../src/control-client.ts';
+import { SUITE_DOMAIN } from '../src/safety.ts';
+import { expectSuccess, randomTag, world as sendWorld } from '../src/send-world.ts';
+import type { Target } from '../src/targets.ts';
 
 interface World {
   control: ControlClient;
@@ -71,6 +75,19 @@ function expectScoped(response: ApiResponse, inScope: boolean, what: string) {
   if (!inScope) expectAt('D-26', response.status, `${what}: like a missing one`).toBe(404);
 }
 
+/** D-26: an out-of-scope email's answer is exactly that of an email that does not exist. */
+async function expectLikeMissing(api: ApiClient, secret: string, answer: ApiResponse, id: string) {
+  const missingId = `${id.slice(0, -1)}${id.endsWith('Z') ? 'Y' : 'Z'}`;
+  const missing = await api.request({
+    path: `/emails/${encodeURIComponent(missingId)}`,
+    apiKey: secret,
+  });
+  const strip = (text: string, what: string) => text.split(what).join('<id>');
+  expectAt('D-26', strip(answer.text, id), 'like a missing email').toBe(
+    strip(missing.text, missingId),
+  );
+}
+
 /**
  * Every read operation for every mailbox; returns the texts answered. GET /mailboxes is
  * charged to `listRule` (the rule the check verifies of it), its address order to D-2 when
@@ -112,11 +129,7 @@ async function probe(
     });
     expectScoped(patch, inScope, `${key.scope} key: PATCH /emails/{id of ${address}}`);
     if (!inScope) {
-      // D-26: exactly like an email that does not exist.
-      const missingId = `${id.slice(0, -1)}${id.endsWith('Z') ? 'Y' : 'Z'}`;
-      const missing = await api.request({ path: `/emails/${missingId}`, apiKey: key.secret });
-      const strip = (text: string, what: string) => text.split(what).join('<id>');
-      expectAt('D-26', strip(detail.text, id)).toBe(strip(missing.text, missingId));
+      await expectLikeMissing(api, key.secret, detail, id);
       const deleted = await api.request({
         method: 'DELETE',
         path: `/emails/${id}`,
@@ -157,11 +170,193 @@ function expectNoForeignData(texts: string[], world: World, allowed: string[]) {
   }
 }
 
+/** The roles the scope matrix asks of an API world, in the order it probes them. */
+const MATRIX_ROLES = ['follow-owner', 'one-domain', 'selected-mailbox', 'other-owner'] as const;
+type MatrixRole = (typeof MATRIX_ROLES)[number];
+
+/** A key given by role (`--key`; `--api-key` is follow-owner, `--second-api-key` other-owner). */
+interface GivenKey {
+  role: MatrixRole;
+  secret: string;
+}
+
+function givenKeys(target: Target): GivenKey[] {
+  const keys: Partial<Record<KeyRole, string>> = {
+    ...(target.apiKey === undefined ? {} : { 'follow-owner': target.apiKey }),
+    ...(target.secondApiKey === undefined ? {} : { 'other-owner': target.secondApiKey }),
+    ...target.keys,
+  };
+  return MATRIX_ROLES.flatMap((role) => {
+    const secret = keys[role];
+    return secret === undefined ? [] : [{ role, secret }];
+  });
+}
+
+/** An email as GET /emails lists it, with what the matrix uses of it. */
+interface Listed {
+  id: string;
+  starred: boolean;
+}
+
+const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+
+/**
+ * The scope matrix on a deployment's own keys (API world): each key's reach is what its
+ * GET /mailboxes lists (§2.2, §4.1), which must respect §2.1 (the follow-owner key reaches
+ * everything its owner's narrowed keys reach; a one-domain key reaches one domain). Then each
+ * key must list and read what it lists, and every mailbox another key lists but it does not
+ * is answered like a missing one (D-26), for GET /emails, GET and PATCH /emails/{id}.
+ *
+ * The only foreign mail here is the deployment's own, so the writes change nothing even where
+ * a broken target carries them out: PATCH sets the email's own `starred` value, and DELETE is
+ * tried only on an email the run sent itself (when `mail` is offered: --mailbox given), which
+ * the run deletes at the end.
+ */
+async function apiScopeMatrix(context: CheckContext): Promise<void> {
+  const { api, target } = context;
+  const keys = givenKeys(target);
+  const owner = keys.find((key) => key.role === 'follow-owner');
+  if (owner === undefined)
+    throw new MissingCapability('needs a follow-owner key (give --key follow-owner=<secret>)');
+  const reach = new Map<MatrixRole, string[]>();
+  for (const key of keys) {
+    const response = await api.request({ path: '/mailboxes', apiKey: key.secret });
+    expectAt('4.1-R1', response.status, `${key.role} key: GET /mailboxes`).toBe(200);
+    const listed = response.json<{ address: string }[]>().map((m) => m.address);
+    expectAt('D-2', listed, `${key.role} key: ordered by address`).toEqual([...listed].sort());
+    reach.set(key.role, listed);
+  }
+  // §2.1: a key acts as its owner, narrowed: never beyond the owner's follow-owner key.
+  const ownerReach = new Set(reach.get('follow-owner'));
+  for (const role of ['one-domain', 'selected-mailbox'] as const) {
+    const beyond = (reach.get(role) ?? []).filter((address) => !ownerReach.has(address));
+    expectAt('2.1-R3', beyond, `the ${role} key lists what its owner's key does not`).toEqual([]);
+  }
+  const domains = [...new Set((reach.get('one-domain') ?? []).map(domainOf))];
+  expectAt(
+    '2.1-R4',
+    domains.length <= 1,
+    `the one-domain key lists mailboxes of one domain, got ${domains.join(', ')}`,
+  ).toBe(true);
+
+  // In scope: every key lists and reads what it lists (§5 rule 3).
+  const sampleOf = new Map<string, Listed>();
+  for (const key of keys) {
+    for (const address of reach.get(key.role)!) {
+      const list = await api.request({
+        path: '/emails',
+        query: { mailbox: address },
+        apiKey: key.secret,
+      });
+      expectScoped(list, true, `${key.role} key: GET /emails?mailbox=${address}`);
+      const first = list.json<{ emails: Listed[] }>().emails[0];
+      if (first === undefined) continue;
+      if (!sampleOf.has(address)) sampleOf.set(address, first);
+      const detail = await api.request({
+        path: `/emails/${encodeURIComponent(first.id)}`,
+        apiKey: key.secret,
+      });
+      expectScoped(detail, true, `${key.role} key: GET /emails/{id of ${address}}`);
+    }
+  }
+
+  // Out of scope: what another key lists is missing to this one (§5 rule 3, D-26).
+  const everywhere = [...new Set([...reach.values()].flat())].sort();
+  for (const key of keys) {
+    const own = new Set(reach.get(key.role));
+    for (const address of everywhere.filter((a) => !own.has(a))) {
+      const list = await api.request({
+        path: '/emails',
+        query: { mailbox: address },
+        apiKey: key.secret,
+      });
+      expectScoped(list, false, `${key.role} key: GET /emails?mailbox=${address}`);
+      expectAt('D-26', list.json()).toMatchObject({ code: 'mailbox_not_found', field: 'mailbox' });
+      const sample = sampleOf.get(address);
+      if (sample === undefined) continue;
+      expectAt(
+        '5-R3',
+        list.text.includes(sample.id),
+        `${key.role} key: the refusal names an email of ${address}`,
+      ).toBe(false);
+      const detail = await api.request({
+        path: `/emails/${encodeURIComponent(sample.id)}`,
+        apiKey: key.secret,
+      });
+      expectScoped(detail, false, `${key.role} key: GET /emails/{id of ${address}}`);
+      await expectLikeMissing(api, key.secret, detail, sample.id);
+      const patch = await api.request({
+        method: 'PATCH',
+        path: `/emails/${encodeURIComponent(sample.id)}`,
+        json: { starred: sample.starred },
+        apiKey: key.secret,
+      });
+      expectScoped(patch, false, `${key.role} key: PATCH /emails/{id of ${address}}`);
+    }
+  }
+
+  if (target.offers.has('mail')) await expectDeleteScoped(context, keys, reach);
+  // Nothing out of scope was deleted by the probes above.
+  for (const [address, sample] of sampleOf) {
+    const holder = keys.find((key) => reach.get(key.role)!.includes(address))!;
+    const again = await api.request({
+      path: `/emails/${encodeURIComponent(sample.id)}`,
+      apiKey: holder.secret,
+    });
+    expectAt('5-R3', again.status, `the email of ${address} is still there`).toBe(200);
+  }
+}
+
+/**
+ * DELETE out of scope, on an email the run sends itself from its first --mailbox (deleted
+ * when the check ends): every key that does not list that mailbox is answered like a missing
+ * one, and the email is still there.
+ */
+async function expectDeleteScoped(
+  context: CheckContext,
+  keys: GivenKey[],
+  reach: Map<MatrixRole, string[]>,
+): Promise<void> {
+  const w = await sendWorld(context, { boxes: 1, rule: '5-R3' });
+  const [box] = w.box;
+  const response = await w.send({
+    from: box,
+    to: box,
+    subject: `Scope probe ${randomTag()}`,
+    text: 'Sent by the conformance suite to try DELETE out of scope; deleted at the end.',
+  });
+  expectSuccess('5-R3', response, 'the follow-owner key sends from its own mailbox');
+  const sent = response.json<{ id?: unknown; mailbox?: unknown }>();
+  if (typeof sent.id !== 'string' || typeof sent.mailbox !== 'string')
+    throw new MissingCapability(
+      'needs the id of the sent copy in the answer of a send (D-21), to try DELETE on it',
+    );
+  const { id, mailbox } = sent as { id: string; mailbox: string };
+  for (const key of keys.filter((k) => !reach.get(k.role)!.includes(mailbox))) {
+    const deleted = await w.api.request({
+      method: 'DELETE',
+      path: `/emails/${encodeURIComponent(id)}`,
+      apiKey: key.secret,
+    });
+    expectScoped(deleted, false, `${key.role} key: DELETE /emails/{id of ${mailbox}}`);
+  }
+  expectAt(
+    '5-R3',
+    (await w.api.request({ path: `/emails/${encodeURIComponent(id)}`, apiKey: w.apiKey })).status,
+    `the email the run sent to ${mailbox} is still there`,
+  ).toBe(200);
+}
+
 rule(
   ['2.1-R3', '2.1-R4', '5-R3', '4.1-R1', '2.2-R1', 'D-2', 'D-26'],
   "lets each scope touch exactly its owner's granted mailboxes, narrowed, and answers the rest like missing ones",
-  async ({ api, target }) => {
-    const world = await buildWorld(api, new ControlClient(api, target.control!));
+  async (context) => {
+    const { api, target } = context;
+    // An API world: the keys given by role, their reach learned from GET /mailboxes.
+    if (target.control === undefined) return apiScopeMatrix(context);
+    // The control world makes its own owners, grants, mail and keys (`provisioning`, which it
+    // always offers), so it knows each key's reach in advance and asserts it exactly.
+    const world = await buildWorld(api, new ControlClient(api, target.control));
     const { a, b, c, x } = world.boxes;
     const cases: [CreatedKey, string[]][] = [
       [world.keys.follow, [a, b, c]],
@@ -183,12 +378,10 @@ rule(
       ).toBe(200);
     }
   },
-  {
-    needs: ['crafted-mail', 'second-key', 'scoped-keys', 'provisioning', 'destructive'],
-    timeout: 60_000,
-  },
+  { needs: ['scoped-keys', 'second-key', 'destructive'], timeout: 60_000 },
 );
 
+// Revoking a grant on demand is `provisioning`, which only a control plane gives.
 rule(
   ['2.5-R2', '5-R3', '2.1-R3', 'D-26'],
   "follows the owner's grants at once: a revoked grant disappears from every scope on the next request",
@@ -209,18 +402,100 @@ rule(
   },
 );
 
+/**
+ * Refused (a 4xx, charged to `at`: the rule requiring the refusal) with D-29's 401
+ * invalid_api_key.
+ */
+function expectRefused(response: ApiResponse, at: string, what: string) {
+  expectAt(at, response.status >= 400 && response.status <= 499, `${what}: refused`).toBe(true);
+  expectAt('D-29', response.status, what).toBe(401);
+  expectAt('D-29', response.json(), what).toMatchObject({ code: 'invalid_api_key' });
+}
+
+/** A disabled key or a key of a disabled owner, and what to ask with it. */
+interface RefusedKey {
+  what: string;
+  secret: string;
+  /** The rule requiring its refusal: the key's own flag (§2.1) or its owner's (§5 rule 4). */
+  at: string;
+  /** A mailbox, and an email of it, the key or its owner's keys could reach. */
+  mailbox: string;
+  emailId: string;
+}
+
+/** The API world's disabled keys (`--key disabled=`, `--key disabled-owner=`). */
+async function givenRefusedKeys(api: ApiClient, target: Target): Promise<RefusedKey[]> {
+  const { disabled, 'disabled-owner': ofDisabledOwner } = target.keys ?? {};
+  if (disabled === undefined || ofDisabledOwner === undefined)
+    throw new MissingCapability('needs --key disabled=<secret> and --key disabled-owner=<secret>');
+  // A mailbox and an email the working key reaches, so a key that is refused is refused for
+  // being disabled, not because the thing is missing.
+  const mailbox = target.mailboxes?.[0] ?? `nobody@${SUITE_DOMAIN}`;
+  let emailId = 'em_missing';
+  if (target.mailboxes?.[0] !== undefined && target.apiKey !== undefined) {
+    const list = await api.request({ path: '/emails', query: { mailbox }, apiKey: target.apiKey });
+    if (list.status === 200) emailId = list.json<{ emails: Listed[] }>().emails[0]?.id ?? emailId;
+  }
+  return [
+    { what: 'a disabled key', secret: disabled, at: '2.1-R5', mailbox, emailId },
+    { what: 'a key of a disabled owner', secret: ofDisabledOwner, at: '5-R4', mailbox, emailId },
+  ];
+}
+
+rule(
+  ['2.1-R5', '5-R4', 'D-29'],
+  'refuses a disabled key, and a key of a disabled owner, on every operation tried',
+  async ({ api, target }) => {
+    let refused: RefusedKey[];
+    if (target.control === undefined) refused = await givenRefusedKeys(api, target);
+    else {
+      const world = await buildWorld(api, new ControlClient(api, target.control));
+      await world.control.setKeyDisabled(world.keys.selected.id, true);
+      await world.control.setOwnerDisabled(world.owner2, true);
+      const { b, x } = world.boxes;
+      refused = [
+        {
+          what: 'a disabled key',
+          secret: world.keys.selected.secret,
+          at: '2.1-R5',
+          mailbox: b,
+          emailId: world.emailOf.get(b)!,
+        },
+        {
+          what: 'a key of a disabled owner',
+          secret: world.keys.other.secret,
+          at: '5-R4',
+          mailbox: x,
+          emailId: world.emailOf.get(x)!,
+        },
+      ];
+    }
+    for (const { what, secret, at, mailbox, emailId } of refused) {
+      const tried: [string, Parameters<ApiClient['request']>[0]][] = [
+        ['GET /mailboxes', { path: '/mailboxes' }],
+        [`GET /emails?mailbox=${mailbox}`, { path: '/emails', query: { mailbox } }],
+        ['GET /emails/{id}', { path: `/emails/${encodeURIComponent(emailId)}` }],
+      ];
+      for (const [operation, request] of tried)
+        expectRefused(
+          await api.request({ ...request, apiKey: secret }),
+          at,
+          `${what}: ${operation}`,
+        );
+    }
+  },
+  { needs: ['disabled-keys'] },
+);
+
+// Disabling and enabling again on demand is `provisioning`, which only a control plane gives:
+// the refusal itself is checked in both worlds above, the timing ("on the very next request")
+// and the return of an enabled key only here.
 rule(
   ['2.1-R5', '5-R4', 'D-29'],
   'refuses a disabled key, or any key of a disabled owner, on the very next request, and accepts them again once enabled',
   async ({ api, target }) => {
     const world = await buildWorld(api, new ControlClient(api, target.control!));
     const mailboxes = (key: CreatedKey) => api.request({ path: '/mailboxes', apiKey: key.secret });
-    /** Refused (a 4xx, charged to `at`) with D-29's 401 invalid_api_key. */
-    const expectRefused = (response: ApiResponse, at: string, what: string) => {
-      expectAt(at, response.status >= 400 && response.status <= 499, `${what}: refused`).toBe(true);
-      expectAt('D-29', response.status, what).toBe(401);
-      expectAt('D-29', response.json(), what).toMatchObject({ code: 'invalid_api_key' });
-    };
     await world.control.setKeyDisabled(world.keys.selected.id, true);
     expectRefused(await mailboxes(world.keys.selected), '2.1-R5', 'a disabled key');
     expectAt('5-R4', (await mailboxes(world.keys.follow)).status, 'another key').toBe(200);
@@ -243,8 +518,12 @@ rule(
   ['5-R1', '5-R2', '7-R2', 'D-29', '2.1-R2'],
   'authenticates only with Authorization: Bearer, never a key in the query string or another header',
   async ({ api, target }) => {
-    const world = await buildWorld(api, new ControlClient(api, target.control!));
-    const secret = world.keys.follow.secret;
+    // Any working key will do: the control world makes one, an API world was given one.
+    const secret =
+      target.control !== undefined
+        ? (await buildWorld(api, new ControlClient(api, target.control))).keys.follow.secret
+        : target.apiKey;
+    if (secret === undefined) throw new MissingCapability('needs an API key (give --api-key)');
     expectAt('2.1-R2', secret.startsWith('sk-')).toBe(true);
     // [what, request, the rule requiring the refusal, D-29's code]
     const attempts: [string, Parameters<ApiClient['request']>[0], string, string][] = [
@@ -298,5 +577,6 @@ rule(
     }
     expectAt('5-R1', (await api.request({ path: '/mailboxes', apiKey: secret })).status).toBe(200);
   },
-  { needs: ['crafted-mail', 'scoped-keys', 'provisioning'] },
+  // Nothing beyond a key: the control world's key is made through its control plane.
+  { needs: [] },
 );
