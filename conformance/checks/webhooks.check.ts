@@ -12,9 +12,10 @@
 import { createHmac } from 'node:crypto';
 import { verifyWebhook } from 'mailtwin/webhooks';
 import { chargeTo, expectAt } from '../src/charge.ts';
-import { rule } from '../src/check.ts';
+import { rule, type CheckContext } from '../src/check.ts';
 import { ControlClient, createTenant } from '../src/control-client.ts';
-import { WebhookReceiver, type ReceivedDelivery } from '../src/webhook-receiver.ts';
+import { randomTag, world, type World } from '../src/send-world.ts';
+import { WebhookReceiver, liveReceiver, type ReceivedDelivery } from '../src/webhook-receiver.ts';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -90,6 +91,105 @@ async function inbound(control: ControlClient, mailbox: string, subject = 'Hello
     text: 'Hi there',
   });
 }
+
+/**
+ * The receiver, signing secret, path and id of a webhook covering the world's mailboxes: in the
+ * control world made through the control plane for a loopback receiver; in an API world the
+ * webhook made in the deployment's dashboard (`--webhook-*`), and the run's receiver, listening
+ * where its public URL leads since the run began (webhook-receiver.ts, liveReceiver).
+ */
+async function configuredWebhook(context: CheckContext, w: World) {
+  const { target } = context;
+  if (target.webhook !== undefined && target.control === undefined) {
+    return {
+      receiver: await liveReceiver(target.webhook.listen),
+      close: async () => {},
+      secret: target.webhook.secret,
+      id: target.webhook.id,
+      path: new URL(target.webhook.publicUrl).pathname,
+    };
+  }
+  const receiver = await WebhookReceiver.start();
+  try {
+    const made = await w.control.createWebhook(w.tenant.ownerId!, receiver.url, 'follow-owner');
+    return {
+      receiver,
+      close: () => receiver.close(),
+      secret: made.secret,
+      id: made.id,
+      path: new URL(receiver.url).pathname,
+    };
+  } catch (error) {
+    await receiver.close();
+    throw error;
+  }
+}
+
+rule(
+  ['6.1-R1', '6.2-R1', '6.2-R2', '6.2-R3', '6.3-R1', '6.3-R2', '2.5-R4', 'D-37'],
+  'delivers email.received for mail the run sends to a covered mailbox: a POST to the webhook URL, signed to the byte with its secret',
+  async (context) => {
+    const w = await world(context, { rule: '6.1-R1' });
+    const [box0, box1] = w.box as [string, string];
+    const hook = await configuredWebhook(context, w);
+    try {
+      const subject = `Webhook ${randomTag()} ☕`;
+      const sent = await w.send({ from: box0, to: box1, subject, text: 'Hi there' });
+      expectAt('6.1-R1', sent.status >= 200 && sent.status <= 299, 'the send').toBe(true);
+      const ours = (d: ReceivedDelivery) => {
+        try {
+          const body = JSON.parse(d.rawBody.toString('utf8')) as {
+            data?: { mailbox?: string; subject?: string };
+          };
+          return body.data?.mailbox === box1 && body.data?.subject === subject;
+        } catch {
+          return false;
+        }
+      };
+      // §6.1: mail reaching a covered mailbox is delivered, in the deployment's own time.
+      const [d] = await chargeTo('6.1-R1', () =>
+        hook.receiver.waitForMatching(ours, 1, context.target.deliveryTimeoutMs),
+      );
+      const delivery = d!;
+      expectAt('6.2-R1', delivery.method, 'a POST').toBe('POST');
+      expectAt('6.2-R1', delivery.path.split('?')[0], 'to the webhook URL').toBe(hook.path);
+      expectAt('6.2-R1', header(delivery, 'content-type')).toMatch(/^application\/json/);
+      expectAt('6.2-R2', header(delivery, 'x-service-event')).toBe('email.received');
+      if (hook.id !== undefined)
+        expectAt('2.5-R4', header(delivery, 'x-service-webhook-id')).toBe(hook.id);
+      const timestamp = header(delivery, 'x-service-timestamp');
+      expectAt('6.2-R2', timestamp).toMatch(TIMESTAMP);
+      const signature = header(delivery, 'x-service-signature');
+      expectAt('6.3-R2', signature, 'sha256=<hex digest>').toMatch(/^sha256=[0-9a-fA-F]{64}$/);
+      const digest = signature.slice('sha256='.length).toLowerCase();
+      expectAt(
+        '6.3-R1',
+        candidateKeys(hook.secret).some(
+          (key) => hmacHex(key, timestamp, delivery.rawBody) === digest,
+        ),
+        'an HMAC-SHA256 of <timestamp>.<raw_body> keyed with the secret, over the exact bytes',
+      ).toBe(true);
+      const body = JSON.parse(delivery.rawBody.toString('utf8')) as {
+        event: string;
+        webhookId: string;
+        timestamp: string;
+        data: { id: string; mailbox: string };
+      };
+      expectAt('6.2-R3', body).toMatchObject({ event: 'email.received', timestamp });
+      expectAt('6.2-R3', body.data.mailbox).toBe(box1);
+      if (hook.id !== undefined) expectAt('2.5-R4', body.webhookId).toBe(hook.id);
+      expectAt('2.5-R4', body.webhookId, 'the body names the webhook').toBe(
+        header(delivery, 'x-service-webhook-id'),
+      );
+      // D-37: data is the received email as GET /emails/{id} shows it.
+      expectAt('D-37', context.validator.validateWebhookBody('email.received', body)).toEqual([]);
+      expectAt('D-37', body.data).toEqual(await w.get(body.data.id, 'D-37'));
+    } finally {
+      await hook.close();
+    }
+  },
+  { needs: ['mail', 'webhook-receiver', 'destructive'] },
+);
 
 rule(
   [

@@ -11,6 +11,7 @@ import { workerRateLimiter } from './rate-limit.ts';
 import { ruleById, type Rule } from './rules.ts';
 import { SafetyRefusal } from './safety.ts';
 import { SpecValidator } from './spec-validator.ts';
+import { liveReceiver } from './webhook-receiver.ts';
 import type { Target } from './targets.ts';
 
 declare module 'vitest' {
@@ -100,6 +101,9 @@ async function sharedState() {
     const run = readRunConfig();
     const { createTarget } = await import('./targets.ts');
     shared ??= { run, target: createTarget(run.target), validator: new SpecValidator() };
+    // The deployment's webhook covers all the mail the run causes: its receiver listens from
+    // the first check on, so no delivery fails for want of it.
+    if (shared.target.webhook !== undefined) await liveReceiver(shared.target.webhook.listen);
     if (process.env[TRACE_ENV] === '1')
       process.stderr.write(`mailtwin-conformance trace: built the ${run.target.kind} target\n`);
   }

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 
 /** One delivery as the receiver saw it: exact raw bytes and headers. */
 export interface ReceivedDelivery {
+  method: string;
+  /** The request target as sent: path and query. */
+  path: string;
   headers: IncomingHttpHeaders;
   rawBody: Buffer;
   receivedAt: number;
@@ -28,6 +31,8 @@ export class WebhookReceiver {
       request.on('end', () => {
         const n = this.deliveries.length;
         this.deliveries.push({
+          method: request.method ?? '',
+          path: request.url ?? '',
           headers: request.headers,
           rawBody: Buffer.concat(chunks),
           receivedAt: Date.now(),
@@ -43,9 +48,19 @@ export class WebhookReceiver {
     });
   }
 
-  static async start(answer: Answer = () => ({ status: 200 })): Promise<WebhookReceiver> {
+  /**
+   * Listens on loopback at a free port, or where `listen` says: the address a deployment's
+   * webhook reaches (`--webhook-listen`, behind `--webhook-public-url`).
+   */
+  static async start(
+    answer: Answer = () => ({ status: 200 }),
+    listen: { host: string; port: number } = { host: '127.0.0.1', port: 0 },
+  ): Promise<WebhookReceiver> {
     const receiver = new WebhookReceiver(answer);
-    await new Promise<void>((resolve) => receiver.server.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve, reject) => {
+      receiver.server.once('error', reject);
+      receiver.server.listen(listen.port, listen.host, resolve);
+    });
     return receiver;
   }
 
@@ -60,12 +75,25 @@ export class WebhookReceiver {
 
   /** Resolves once `count` deliveries have arrived; rejects after `timeoutMs`. */
   async waitFor(count: number, timeoutMs = 5000): Promise<ReceivedDelivery[]> {
+    return this.waitForMatching(() => true, count, timeoutMs);
+  }
+
+  /**
+   * Resolves once `count` deliveries that `matches` picks have arrived (a live receiver may
+   * get deliveries of other mail too); rejects after `timeoutMs`.
+   */
+  async waitForMatching(
+    matches: (delivery: ReceivedDelivery) => boolean,
+    count: number,
+    timeoutMs: number,
+  ): Promise<ReceivedDelivery[]> {
+    const picked = () => this.deliveries.filter(matches);
     const deadline = Date.now() + timeoutMs;
-    while (this.deliveries.length < count) {
+    while (picked().length < count) {
       const left = deadline - Date.now();
       if (left <= 0)
         throw new Error(
-          `expected ${count} webhook deliveries within ${timeoutMs} ms, got ${this.deliveries.length}`,
+          `expected ${count} webhook deliveries within ${timeoutMs} ms, got ${picked().length}`,
         );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
@@ -75,11 +103,32 @@ export class WebhookReceiver {
         });
       });
     }
-    return this.deliveries.slice(0, count);
+    return picked().slice(0, count);
+  }
+
+  /** Lets the process end while this receiver still listens. */
+  unref(): void {
+    this.server.unref();
   }
 
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
   }
+}
+
+let live: Promise<WebhookReceiver> | undefined;
+
+/**
+ * The receiver behind a live target's `--webhook-public-url`: started once, when the worker
+ * builds its target, and kept answering 200 for the whole run, so the deployment's webhook,
+ * which covers every mail the run causes, never fails (and is never paused) between checks.
+ * It does not keep the process alive.
+ */
+export function liveReceiver(listen: { host: string; port: number }): Promise<WebhookReceiver> {
+  live ??= WebhookReceiver.start(undefined, listen).then((receiver) => {
+    receiver.unref();
+    return receiver;
+  });
+  return live;
 }
