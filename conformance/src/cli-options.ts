@@ -80,8 +80,8 @@ Reports:
 
 Each failure is charged to the rule its failing assertion checks; the check's other rules are
 not failed by it. Exit status: 0 every checked documented rule passed (decided rules may have
-warned), 1 a rule failed (or, with --profile certify, a check was skipped or a rule left
-unverified), 2 bad configuration.
+warned), 1 a rule failed (or, with --profile certify, a check was skipped for anything but
+what only a control plane gives, or a rule left unverified), 2 bad configuration.
 `;
 
 export class ConfigurationError extends Error {

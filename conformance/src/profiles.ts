@@ -44,7 +44,7 @@ export const PROFILES: Record<ProfileName, Profile> = {
   certify: {
     name: 'certify',
     description:
-      'as full, and any failed documented rule or skipped check fails the run; decided-rule warnings are listed (--strict fails them)',
+      'as full, and any failed documented rule or skipped check fails the run, but for checks only a control plane (the harness) can run, listed as needing it; decided-rule warnings are listed (--strict fails them)',
     numRuns: 50,
     strict: false,
     noSkips: true,
