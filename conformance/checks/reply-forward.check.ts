@@ -48,8 +48,29 @@ async function conversation(w: World, subject = 'Plan') {
   return { ...people, box0, box1, originalId, messageId, root };
 }
 
+/**
+ * An email in box0 with a text and an HTML body and one attachment, report.csv. The control
+ * world places it as inbound mail from an outside sender; an API world, which can only send,
+ * has box1 send it (HTML body, the report uploaded) and takes the copy that reached box0.
+ */
 async function withReport(w: World, subject = 'Report') {
-  const [box0] = w.box as [string];
+  const [box0, box1] = w.box as [string, string];
+  if (w.apiWorld) {
+    const upload = await w.upload('report.csv', REPORT_BYTES, 'text/csv');
+    expectCreated(
+      w.rule,
+      await w.send({
+        from: box1,
+        to: box0,
+        subject,
+        html: '<p>See the <b>attached</b> report.</p>',
+        attachmentIds: [upload.id],
+      }),
+      'the email to forward',
+    );
+    const original = await w.delivered(box0);
+    return { originalId: original.id, original, from: box1 };
+  }
   const from = external('sender');
   const originalId = await w.inject({
     mailbox: box0,
@@ -452,9 +473,10 @@ rule(
       '4.8-R1',
       (await w.listed(box0)).map((e) => e.id),
     ).toEqual([originalId]);
-    expectAt('4.8-R1', await w.outbox()).toEqual([]);
+    // What left for outside addresses shows only in a control plane's outbox.
+    if (!w.apiWorld) expectAt('4.8-R1', await w.outbox()).toEqual([]);
   },
-  { needs: ['crafted-mail', 'provisioning', 'sent-message', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -613,7 +635,7 @@ rule(
       'an unknown upload',
     );
   },
-  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(

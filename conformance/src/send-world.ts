@@ -201,6 +201,8 @@ export async function world(context: CheckContext, { boxes = 2, rule }: WorldOpt
     get control() {
       return controlOnly('the control plane');
     },
+    /** An API world: no control plane; the check's mail is sent, awaited and cleaned up. */
+    apiWorld: watch !== undefined,
     tenant,
     apiKey,
     box,
