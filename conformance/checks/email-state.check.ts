@@ -1,12 +1,14 @@
 /**
  * §3.1, §4.4-§4.6: reading leaves the read flag alone; PATCH changes what list and detail
  * show; trash is recoverable; delete is permanent and answered 204 with no body.
+ *
+ * Every check works on mail it sends itself (box 0 to box 1), so it runs in an API world as in
+ * the control world: the email it changes is the copy that arrived in box 1 (§4.3).
  */
 import { expectAt } from '../src/charge.ts';
-import { rule } from '../src/check.ts';
-import type { ApiClient } from '../src/client.ts';
-import { ControlClient, createTenant } from '../src/control-client.ts';
+import { rule, type CheckContext } from '../src/check.ts';
 import { expectRefusal, expectSuccess } from '../src/model/statuses.ts';
+import { expectSuccess as expectDone, world, type World } from '../src/send-world.ts';
 
 interface Detail {
   id: string;
@@ -16,30 +18,25 @@ interface Detail {
   attachments: { id: string; name: string; size: number }[];
 }
 
-async function oneEmail(api: ApiClient, control: ControlClient) {
-  const tenant = await createTenant(control);
-  const mailbox = tenant.mailboxes[0] as string;
-  const { id } = await control.inject({
-    mailbox,
-    from: 'Bob Stone <bob@partner.test>',
-    to: [mailbox],
-    subject: 'State',
-    text: 'Body',
-    attachments: [
-      {
-        name: 'notes.txt',
-        contentType: 'text/plain',
-        contentBase64: Buffer.from('hello').toString('base64'),
-      },
-    ],
-  });
-  const apiKey = tenant.key.secret;
-  const get = async () => (await api.request({ path: `/emails/${id}`, apiKey })).json<Detail>();
-  // The name of a page's array is not shown (§4.2, D-6): the page's one array.
-  const listed = async (query: Record<string, string> = {}) =>
-    Object.values(
-      (await api.request({ path: '/emails', query: { mailbox, ...query }, apiKey })).json<object>(),
-    ).find(Array.isArray) as Detail[];
+/**
+ * Sends one email from box 0 to box 1 and returns the copy that arrived there, with helpers
+ * bound to it; `rule` is charged when the send or the read it relies on fails.
+ */
+async function oneEmail(context: CheckContext, rule: string) {
+  const w = await world(context, { rule });
+  const [box0, box1] = w.box as [string, string];
+  const sent = await w.send({ from: box0, to: box1, subject: 'State', text: 'Body' });
+  expectDone(rule, sent, 'send the email to change');
+  return bound(w, box1, (await w.delivered(box1)).id);
+}
+
+/** Helpers bound to one email of `mailbox`: its detail, its mailbox's list, a PATCH of it. */
+function bound(w: World, mailbox: string, id: string) {
+  const { api, apiKey } = w;
+  const get = async () => (await w.get(id)) as unknown as Detail;
+  // Every email of the mailbox, or of one folder; in an API world, only the check's own mail.
+  const listed = async (folder?: string) =>
+    (await w.listed(mailbox, folder)) as unknown as Detail[];
   const patch = (json: unknown, headers?: Record<string, string>) =>
     api.request({
       method: 'PATCH',
@@ -54,8 +51,26 @@ async function oneEmail(api: ApiClient, control: ControlClient) {
 rule(
   ['3.1-R3', '4.4-R2', '4.4-R1', '2.3-R1', '2.3-R2'],
   'returns detail with attachment ids and never changes the read flag by reading',
-  async ({ api, target }) => {
-    const email = await oneEmail(api, new ControlClient(api, target.control!));
+  async (context) => {
+    const w = await world(context, { rule: '4.4-R1' });
+    const [box0, box1] = w.box as [string, string];
+    const file = await w.upload('notes.txt', Buffer.from('hello'), 'text/plain');
+    const sent = await w.send({
+      from: box0,
+      to: box1,
+      subject: 'State',
+      text: 'Body',
+      attachmentIds: [file.id],
+    });
+    expectDone('4.4-R1', sent, 'send the email to read');
+    // Found by listing, so no GET of its detail comes before the ones judged.
+    const arrived = await w.listed(box1);
+    expectAt('4.4-R1', arrived, `${box1} has exactly one email`).toHaveLength(1);
+    const email = bound(w, box1, arrived[0]!.id);
+    // The document does not say received mail is unread: a target filing it read has it
+    // marked unread first, so the GETs start from unread.
+    if (arrived[0]!.read)
+      expectSuccess('3.1-R3', (await email.patch({ read: false })).status, 'PATCH read false');
     for (let i = 0; i < 3; i += 1) {
       const detail = await email.get();
       expectAt('4.4-R2', detail.read, `read after ${i + 1} GET`).toBe(false);
@@ -64,7 +79,7 @@ rule(
     }
     expectAt('4.4-R2', (await email.listed())[0]?.read, 'read in the list').toBe(false);
   },
-  { needs: ['crafted-mail', 'provisioning'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 /** §3.1: what detail shows of folder (3.1-R1), read (3.1-R3) and starred (3.1-R4). */
@@ -82,13 +97,15 @@ async function expectState(
 rule(
   ['3.1-R1', '3.1-R3', '3.1-R4', '4.5-R1', 'D-20', 'D-5'],
   'applies PATCH of folder, read and starred to detail and list, and answers with the updated email',
-  async ({ api, target }) => {
-    const email = await oneEmail(api, new ControlClient(api, target.control!));
+  async (context) => {
+    const email = await oneEmail(context, '4.5-R1');
+    // Left where every listing shows it, for the API world's clean-up (archive may not be).
+    context.cleanup(async () => void (await email.patch({ folder: 'inbox' })));
     // trash is one of the two folders §3.1 names; archive is ours (D-5), tried last.
     const response = await email.patch({ folder: 'trash', read: true, starred: true });
     expectSuccess('4.5-R1', response.status, 'PATCH folder, read and starred');
     await expectState(email, { folder: 'trash', read: true, starred: true }, 'after the PATCH');
-    const inTrash = await email.listed({ folder: 'trash' });
+    const inTrash = await email.listed('trash');
     expectAt(
       '3.1-R1',
       inTrash.map((e) => e.id),
@@ -96,7 +113,7 @@ rule(
     ).toEqual([email.id]);
     expectAt('3.1-R3', inTrash[0]?.read, 'read in the list').toBe(true);
     expectAt('3.1-R4', inTrash[0]?.starred, 'starred in the list').toBe(true);
-    expectAt('3.1-R1', await email.listed({ folder: 'inbox' }), 'listed in inbox').toEqual([]);
+    expectAt('3.1-R1', await email.listed('inbox'), 'listed in inbox').toEqual([]);
     expectSuccess('4.5-R1', (await email.patch({ read: false })).status, 'PATCH read alone');
     await expectState(email, { folder: 'trash', read: false, starred: true }, 'after PATCH read');
     // D-20: 200 with the updated email.
@@ -113,21 +130,21 @@ rule(
     expectAt('D-5', await email.get()).toMatchObject({ folder: 'archive' });
     expectAt(
       'D-5',
-      (await email.listed({ folder: 'archive' })).map((e) => e.id),
+      (await email.listed('archive')).map((e) => e.id),
     ).toEqual([email.id]);
   },
-  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
   ['3.1-R2', 'D-5'],
   'keeps an email moved to trash recoverable, and refuses an unknown folder',
-  async ({ api, target }) => {
-    const email = await oneEmail(api, new ControlClient(api, target.control!));
+  async (context) => {
+    const email = await oneEmail(context, '3.1-R2');
     expectSuccess('3.1-R2', (await email.patch({ folder: 'trash' })).status, 'PATCH to trash');
     expectAt(
       '3.1-R2',
-      (await email.listed({ folder: 'trash' })).map((e) => e.id),
+      (await email.listed('trash')).map((e) => e.id),
     ).toEqual([email.id]);
     expectSuccess('3.1-R2', (await email.patch({ folder: 'inbox' })).status, 'PATCH to inbox');
     expectAt('3.1-R2', await email.get()).toMatchObject({ folder: 'inbox' });
@@ -137,15 +154,18 @@ rule(
     expectAt('D-5', unknown.json()).toMatchObject({ code: 'invalid_folder', field: 'folder' });
     expectAt('D-5', await email.get()).toMatchObject({ folder: 'inbox' });
   },
-  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
   ['D-20', 'D-31', 'D-28', 'D-12', '4-R1'],
   'refuses an empty PATCH, unknown fields, wrong types, malformed JSON and a non-JSON Content-Type, changing nothing',
-  async ({ api, target }) => {
-    const email = await oneEmail(api, new ControlClient(api, target.control!));
-    const unchanged = { folder: 'inbox', read: false, starred: false };
+  async (context) => {
+    const email = await oneEmail(context, '4-R1');
+    const { api } = context;
+    // As it arrived (an unread inbox email where received mail is filed as D-48 says).
+    const { folder, read, starred } = await email.get();
+    const unchanged = { folder, read, starred };
     // Which of these is refused, and how, the document does not say: each is a decision.
     const cases: [
       string | object,
@@ -195,14 +215,23 @@ rule(
       expectAt(decision, await email.get(), `nothing changed by ${what}`).toMatchObject(unchanged);
     }
   },
-  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
   ['3.1-R5', '4.6-R1', '7-R3', 'D-12'],
   'deletes permanently: 204 with no body, then 404 email_not_found for read, update, delete and gone from lists',
-  async ({ api, target }) => {
-    const email = await oneEmail(api, new ControlClient(api, target.control!));
+  async (context) => {
+    const { api } = context;
+    const w = await world(context, { rule: '4.6-R1' });
+    const [box0, box1] = w.box as [string, string];
+    const sent = await w.send({ from: box0, to: box1, subject: 'State', text: 'Body' });
+    expectDone('4.6-R1', sent, 'send the email to delete');
+    // The sender's copy (§4.3): an API world awaits the copy in box 1 until it is there, so
+    // deleting that one would hold the clean-up to --delivery-timeout.
+    const mine = await w.listed(box0);
+    expectAt('4.6-R1', mine, `${box0} has exactly one email`).toHaveLength(1);
+    const email = bound(w, box0, mine[0]!.id);
     const deleted = await api.request({
       method: 'DELETE',
       path: `/emails/${email.id}`,
@@ -232,5 +261,5 @@ rule(
       expectAt('D-12', JSON.parse(text), method).toMatchObject({ code: 'email_not_found' });
     }
   },
-  { needs: ['crafted-mail', 'provisioning', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
