@@ -59,8 +59,9 @@ export class MailWatch {
   }
 
   /**
-   * Records a send, reply or forward: when carried out (a 2xx with an email in its body), its
-   * sent copy is the check's, and each watched mailbox among its recipients awaits a copy.
+   * Records a send, reply or forward (only those: a PATCH also answers with an email): when
+   * carried out (a 2xx with an email in its body), its sent copy is the check's, and each
+   * watched mailbox among its recipients awaits a copy.
    */
   recordWrite(response: ApiResponse): void {
     if (response.status < 200 || response.status > 299) return;
