@@ -151,3 +151,35 @@ describe('ApiClient deadline (--request-timeout)', () => {
     expect((await api.request({ path: '/mailboxes' })).status).toBe(200);
   });
 });
+
+describe('ApiClient on a kept-alive connection the target closed', () => {
+  /** A target whose first fetch fails as undici does when the server closed the socket. */
+  function closingOnce() {
+    const { target, sent } = fakeTarget();
+    let failed = false;
+    const inner = target.fetch;
+    target.fetch = async (request) => {
+      if (!failed) {
+        failed = true;
+        sent.push(`reset ${request.method}`);
+        throw new TypeError('fetch failed', { cause: { code: 'UND_ERR_SOCKET' } });
+      }
+      return inner(request);
+    };
+    return { api: new ApiClient(target, VALIDATOR, [], { writes: true }), sent };
+  }
+
+  it('sends a GET again, once, when the connection closed before any answer', async () => {
+    const { api, sent } = closingOnce();
+    expect((await api.request({ path: '/mailboxes' })).status).toBe(200);
+    expect(sent).toEqual(['reset GET', 'GET /openapi/v1/mailboxes']);
+  });
+
+  it('never sends a write again: the target may have carried it out', async () => {
+    const { api, sent } = closingOnce();
+    await expect(
+      api.request({ method: 'POST', path: '/emails/send', json: { to: 'x@y.test' } }),
+    ).rejects.toThrow(/fetch failed/);
+    expect(sent).toEqual(['reset POST']);
+  });
+});

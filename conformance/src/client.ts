@@ -176,7 +176,16 @@ export class ApiClient {
   ): Promise<{ response: Response; bytes: Uint8Array }> {
     const timeoutMs = this.policy.requestTimeoutMs;
     const read = async (signal?: AbortSignal) => {
-      const response = await this.target.fetch(build(signal));
+      let response: Response;
+      try {
+        response = await this.target.fetch(build(signal));
+      } catch (error) {
+        // A kept-alive connection the target closed just as this request reused it: nothing
+        // reached the target, and a GET or HEAD may be sent again (RFC 9110 §9.2.2), once.
+        if (!reusedConnectionClosed(error) || !['GET', 'HEAD'].includes(exchange.request.method))
+          throw error;
+        response = await this.target.fetch(build(signal));
+      }
       return { response, bytes: new Uint8Array(await response.arrayBuffer()) };
     };
     if (timeoutMs === undefined) return read();
@@ -246,4 +255,17 @@ function basePath(baseUrl: string): string {
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {
   return Object.keys(headers).some((h) => h.toLowerCase() === name);
+}
+
+/** Socket errors undici reports when the peer closed the connection before any answer. */
+const CLOSED_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+/** Whether fetch failed because the connection closed before the answer began. */
+function reusedConnectionClosed(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown } } | undefined)?.cause;
+  return (
+    error instanceof TypeError &&
+    typeof cause?.code === 'string' &&
+    CLOSED_CONNECTION_CODES.has(cause.code)
+  );
 }

@@ -26,10 +26,10 @@ export interface ListedEmail {
 
 /**
  * Folders listed to find mail: no filter (whatever the target lists by default), the two
- * folders §3.1 names, and sent, where D-48 files sent copies (a target without it refuses the
+ * folders §3.1 names, and D-5's sent, archive and spam (a target without one refuses the
  * filter, which the watch ignores).
  */
-const FOLDERS = [undefined, 'inbox', 'trash', 'sent'] as const;
+const FOLDERS = [undefined, 'inbox', 'trash', 'sent', 'archive', 'spam'] as const;
 
 /** Waits between two listings while mail is awaited: the first, doubling up to the last. */
 const FIRST_POLL_MS = 100;
@@ -39,6 +39,8 @@ export class MailWatch {
   private readonly before = new Map<string, { ids: Set<string>; newest: number }>();
   private readonly created = new Set<string>();
   private readonly awaited = new Map<string, number>();
+  /** Copies seen arriving, by mailbox: still counted once the check deletes or moves them. */
+  private readonly arrived = new Map<string, Set<string>>();
 
   constructor(
     private readonly api: ApiClient,
@@ -119,9 +121,12 @@ export class MailWatch {
     if (awaited === 0) return;
     const deadline = Date.now() + this.timeoutMs;
     let wait = FIRST_POLL_MS;
+    const seen = this.arrived.get(mailbox) ?? new Set<string>();
+    this.arrived.set(mailbox, seen);
     for (;;) {
-      const arrived = (await this.newIn(mailbox)).filter((e) => !this.created.has(e.id)).length;
-      if (arrived >= awaited || Date.now() >= deadline) return;
+      for (const email of await this.newIn(mailbox))
+        if (!this.created.has(email.id)) seen.add(email.id);
+      if (seen.size >= awaited || Date.now() >= deadline) return;
       await new Promise((resolve) => setTimeout(resolve, wait));
       wait = Math.min(wait * 2, MAX_POLL_MS);
     }

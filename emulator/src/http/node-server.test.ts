@@ -91,3 +91,11 @@ describe('requests refused before they reach the app get the Error shape (§7)',
     expectErrorShape(answer.body, 'missing_api_key');
   });
 });
+
+describe('kept-alive connections', () => {
+  it('keeps an idle connection 65 s, longer than common proxies, so no client reuses a closing one', () => {
+    expect(server.keepAliveTimeout).toBe(65_000);
+    // Node requires the header deadline to exceed the keep-alive one.
+    expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
+  });
+});

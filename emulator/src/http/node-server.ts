@@ -18,6 +18,9 @@ export interface ServeSettings {
  * through its `errorHandler` hook, which `serve()` does not expose, and Node's parser
  * refusals (malformed request line, headers too large) through the server's `clientError`.
  */
+/** How long an idle kept-alive connection stays open: above the 60 s of common proxies. */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export function serveWithJsonErrors(
   settings: ServeSettings,
   listening: (info: AddressInfo) => void,
@@ -27,6 +30,10 @@ export function serveWithJsonErrors(
     errorHandler: (error) => errorResponse(adapterRefusal(error)),
   });
   const server = createServer(settings.serverOptions ?? {}, listener);
+  // Node closes an idle kept-alive connection after 5 s, which races a client reusing it (and
+  // proxies that keep theirs 60 s): keep it longer than they do.
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   server.on('clientError', answerClientError);
   server.listen(settings.port, settings.hostname, () => {
     listening(server.address() as AddressInfo);
