@@ -34,6 +34,7 @@ const AUTHORIZATION = {
     "follows the owner's grants at once: a revoked grant disappears from every scope on the next request",
   disabled:
     'refuses a disabled key, or any key of a disabled owner, on the very next request, and accepts them again once enabled',
+  disabledGiven: 'refuses a disabled key, and a key of a disabled owner, on every operation tried',
   bearer:
     'authenticates only with Authorization: Bearer, never a key in the query string or another header',
 };
@@ -358,6 +359,28 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
 `,
     replace: '',
     caughtBy: AUTHORIZATION.disabled,
+  },
+  {
+    id: 'M-237',
+    rule: '2.1-R5',
+    bug: "a key whose owner is disabled still authenticates: only the key's own flag is checked",
+    file: 'emulator/src/http/auth.ts',
+    find: `      owner === undefined ||
+      owner.disabled
+`,
+    replace: `      owner === undefined
+`,
+    caughtBy: AUTHORIZATION.disabledGiven,
+  },
+  {
+    id: 'M-238',
+    rule: '5-R4',
+    bug: 'a disabled key still authenticates: the disabled flag is not checked',
+    file: 'emulator/src/http/auth.ts',
+    find: `      found.key.disabled ||
+`,
+    replace: '',
+    caughtBy: AUTHORIZATION.disabledGiven,
   },
   {
     id: 'M-28',
@@ -728,8 +751,8 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: '2.3-R3',
     bug: 'sentAt is written with toUTCString() (an RFC 1123 date) instead of ISO 8601',
     file: 'emulator/src/services/send-service.ts',
-    find: 'sentAt: now.toISOString(),',
-    replace: 'sentAt: now.toUTCString(),',
+    find: 'sentAt: sentAt.toISOString(),',
+    replace: 'sentAt: sentAt.toUTCString(),',
     caughtBy: SHAPES.timestamps,
   },
   {

@@ -149,8 +149,8 @@ const SENDING_CHECKS: NamedMutant[] = [
     rule: 'D-48',
     bug: 'each local recipient’s copy keeps the bcc list, leaking bcc recipients to everyone',
     file: SEND_SERVICE,
-    find: 'read: false,\n            bcc: [],',
-    replace: 'read: false,\n            bcc: draft.bcc,',
+    find: 'read: false,\n              bcc: [],',
+    replace: 'read: false,\n              bcc: draft.bcc,',
     caughtBy:
       'delivers a copy to each local recipient (unread, bcc hidden), keeps bcc on the sender’s copy, and hands external recipients the real message without a Bcc header',
   },

@@ -28,6 +28,8 @@ const REPLY_FORWARD_LIMITS =
 
 const WEBHOOK_SIGNED =
   'delivers email.received with the four X-Service headers, a body per the spec, signed to the byte';
+const WEBHOOK_RUN_MAIL =
+  'delivers email.received for mail the run sends to a covered mailbox: a POST to the webhook URL, signed to the byte with its secret';
 const WEBHOOK_SCOPE =
   'delivers once per webhook whose scope covers the mailbox, for inbound mail and local delivery, and never outside it';
 const WEBHOOK_GRANTS =
@@ -384,5 +386,23 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     find: "this.store.webhooks.setStatus(id, 'active', 0);",
     replace: "this.store.webhooks.setStatus(id, 'active');",
     caughtBy: WEBHOOK_PAUSE,
+  },
+  {
+    id: 'M-235',
+    rule: '6.2-R2',
+    bug: 'the X-Service-Event header names the event in upper case (EMAIL.RECEIVED)',
+    file: DISPATCHER,
+    find: "'X-Service-Event': event,",
+    replace: "'X-Service-Event': event.toUpperCase(),",
+    caughtBy: WEBHOOK_RUN_MAIL,
+  },
+  {
+    id: 'M-236',
+    rule: '6.3-R1',
+    bug: 'the signature covers the body without the timestamp: <raw_body> alone',
+    file: 'emulator/src/webhooks/signature.ts',
+    find: '.update(`${timestamp}.`)',
+    replace: ".update('')",
+    caughtBy: WEBHOOK_RUN_MAIL,
   },
 ];
