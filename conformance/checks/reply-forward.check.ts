@@ -399,7 +399,10 @@ rule(
   'answers an identical reply again with 201, making one reply or two, never more, and after an ambiguous 504 the reply exists',
   async (context) => {
     const w = await world(context, { rule: '4.7-R4' });
-    const c = await conversation(w);
+    // Any email to reply to will do: an API world's is one box1 sent to box0.
+    const c = w.apiWorld
+      ? { originalId: (await withReport(w)).originalId, box0: w.box[0]! }
+      : await conversation(w);
     const first = expectCreated('D-22', await w.reply(c.originalId, { text: 'Same' }), 'first');
     const second = expectCreated('4.7-R4', await w.reply(c.originalId, { text: 'Same' }), 'second');
     expectSameOrNewEmail('4.7-R4', first, second);
@@ -407,8 +410,11 @@ rule(
     const made = await expectEmailsMade('4.7-R4', w, [first.id, second.id], {
       sender: c.box0,
       folder: first.folder,
-      outbox: true,
+      // What left for outside addresses shows only in a control plane's outbox.
+      outbox: !w.apiWorld,
     });
+    // Faults on demand are a control plane's.
+    if (w.apiWorld) return context.unchecked(['D-47'], ['faults']);
     try {
       // Another body, so the 504's reply is new whether or not identical replies are merged.
       await w.control.armFault({ operations: ['reply'], mode: 'timeout-after-commit' });
@@ -444,7 +450,7 @@ rule(
       await w.control.clearFaults();
     }
   },
-  { needs: ['crafted-mail', 'provisioning', 'sent-message', 'faults', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -651,8 +657,11 @@ rule(
     const made = await expectEmailsMade('4.8-R4', w, [first.id, second.id], {
       sender: box0,
       folder: first.folder,
-      inboxes: [box1],
+      // In an API world box1 also holds the sent copy of the email forwarded: not counted.
+      inboxes: w.apiWorld ? [] : [box1],
     });
+    // Faults on demand are a control plane's.
+    if (w.apiWorld) return context.unchecked(['D-47'], ['faults']);
     try {
       // Another subject, so the 504's forward is new whether or not identical ones are merged.
       await w.control.armFault({ operations: ['forward'], mode: 'timeout-after-commit' });
@@ -687,7 +696,7 @@ rule(
       await w.control.clearFaults();
     }
   },
-  { needs: ['crafted-mail', 'provisioning', 'faults', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(

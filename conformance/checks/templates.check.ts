@@ -66,11 +66,14 @@ rule(
     expectAt('2.6-R2', md.subject).toBe('Ann');
     expectAt('2.6-R2', md.html ?? '').toMatch(/<strong>Ann<\/strong> owes 120\.5; paid: true/);
     expectAt('2.6-R2', md.text ?? '').toMatch(/Ann\** owes 120\.5; paid: true/);
-    const entry = (await w.outbox()).find((e) => e.sentEmailId === md.id);
-    expectAt('2.6-R2', entry?.subject, 'the subject as sent').toBe('Ann');
-    const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry!.id)));
-    expectAt('2.6-R2', parsed.subject).toBe('Ann');
-    expectAt('2.6-R2', parsed.html || '').toMatch(/<strong>Ann<\/strong> owes 120\.5/);
+    // The message that left for the outside address shows only in a control plane's outbox.
+    if (!w.apiWorld) {
+      const entry = (await w.outbox()).find((e) => e.sentEmailId === md.id);
+      expectAt('2.6-R2', entry?.subject, 'the subject as sent').toBe('Ann');
+      const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry!.id)));
+      expectAt('2.6-R2', parsed.subject).toBe('Ann');
+      expectAt('2.6-R2', parsed.html || '').toMatch(/<strong>Ann<\/strong> owes 120\.5/);
+    }
     expectAt('2.6-R2', JSON.stringify([md, copy, sent]).includes('{{'), 'no placeholder left').toBe(
       false,
     );
@@ -105,7 +108,7 @@ rule(
     expectAt('D-24', spaced.subject).toBe('Hi Ann, 42 items');
     expectAt('D-24', spaced.text).toBe('Dear Ann: 42');
   },
-  { needs: ['provisioning', 'sent-message', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(
@@ -171,10 +174,12 @@ rule(
       ).toBe(true);
       urls.set(mailbox, urlOf(copy.text));
     }
-    const entries = (await w.outbox()).filter((e) => e.sentEmailId === sent.id);
-    expectAt('2.6-R4', [...new Set(entries.flatMap((e) => e.recipients))].sort()).toEqual(
-      [extCc, extBcc].sort(),
-    );
+    // The messages that left for outside addresses show only in a control plane's outbox.
+    const entries = w.apiWorld ? [] : (await w.outbox()).filter((e) => e.sentEmailId === sent.id);
+    if (!w.apiWorld)
+      expectAt('2.6-R4', [...new Set(entries.flatMap((e) => e.recipients))].sort()).toEqual(
+        [extCc, extBcc].sort(),
+      );
     for (const entry of entries) {
       // One message per recipient is how D-48 renders per recipient.
       expectAt('D-48', entry.recipients, 'a personal message has one recipient').toHaveLength(1);
@@ -200,7 +205,7 @@ rule(
     }
     expectAt('D-24', new Set(urls.values()).size, 'one link per recipient').toBe(urls.size);
   },
-  { needs: ['provisioning', 'sent-message', 'destructive'] },
+  { needs: ['mail', 'destructive'] },
 );
 
 rule(

@@ -32,6 +32,11 @@ declare module 'vitest' {
      * means (an undeclared rule, or none, charges every rule of the check).
      */
     chargedRules?: string[];
+    /**
+     * Rules of a passing check that this target could not let it reach (an API world has no
+     * faults on demand, say): reported as a skipped part of the check, never as passed.
+     */
+    unchecked?: { rules: string[]; needs: Need[]; reason: string };
   }
 }
 
@@ -52,6 +57,11 @@ export interface CheckContext {
    * the mail a check made, so the target's mailboxes are left as they were found.
    */
   cleanup(undo: () => Promise<void>): void;
+  /**
+   * Says that, on this target, the check does not reach `rules`, which need `needs` the target
+   * lacks: if it passes, they are reported skipped with that reason, not passed.
+   */
+  unchecked(rules: string[], needs: Need[]): void;
 }
 
 /**
@@ -179,7 +189,10 @@ export function rule(
       const limiter = workerRateLimiter(run.workerMaxRps);
       const api = new ApiClient(target, validator, log, {
         writes: needs.includes('destructive'),
-        ...(target.kind === 'live' ? { mailboxes: target.mailboxes ?? [] } : {}),
+        // Mail goes to the given mailboxes, and to suppressed addresses only to be refused.
+        ...(target.kind === 'live'
+          ? { mailboxes: [...(target.mailboxes ?? []), ...(target.suppressed ?? [])] }
+          : {}),
         ...(limiter === undefined ? {} : { limiter }),
         counter: counts,
         requestTimeoutMs: run.requestTimeoutMs,
@@ -188,8 +201,13 @@ export function rule(
         checkProperty(log, counts, arbitrary, predicate);
       const undos: (() => Promise<void>)[] = [];
       const cleanup = (undo: () => Promise<void>) => void undos.unshift(undo);
+      const unchecked = (ids: string[], missing: Need[]) => {
+        const selection = selectCheck(missing, offeredNeeds(config.target), config.profile);
+        const reason = selection.run ? `needs ${missing.join(', ')}` : selection.reason;
+        context.task.meta.unchecked = { rules: ids, needs: missing, reason };
+      };
       try {
-        await body({ api, target, validator, run, property, cleanup });
+        await body({ api, target, validator, run, property, cleanup, unchecked });
         expectSentSomething(counts.requests, `the check "${behaviour}"`);
       } catch (error) {
         const cause = uncharged(error);

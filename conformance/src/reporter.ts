@@ -30,10 +30,24 @@ export class RuleCollector implements Reporter {
         const meta = test.meta();
         const state =
           result.state === 'failed' ? 'failed' : result.state === 'passed' ? 'passed' : 'skipped';
+        // Rules a passing check could not reach on this target (check.ts `unchecked`): they
+        // are reported as a skipped part of the check, with the need that was missing.
+        const part = state === 'passed' ? meta.unchecked : undefined;
+        if (part !== undefined)
+          this.outcomes.push({
+            name: `${test.name} [the part that needs ${part.needs.join(', ')}]`,
+            file,
+            rules: [...part.rules],
+            ...(meta.behaviour === undefined ? {} : { behaviour: meta.behaviour }),
+            needs: [...part.needs],
+            state: 'skipped',
+            skipReason: part.reason,
+            errors: [],
+          });
         this.outcomes.push({
           name: test.name,
           file,
-          rules: meta.rules ?? [],
+          rules: (meta.rules ?? []).filter((id) => !(part?.rules.includes(id) ?? false)),
           ...(meta.behaviour === undefined ? {} : { behaviour: meta.behaviour }),
           needs: meta.needs ?? [],
           state,

@@ -32,7 +32,13 @@ const fixture = JSON.parse(readFileSync(join(ROOT, 'fixtures/demo.json'), 'utf8'
 const demoKey = (owner: string, scope: string) =>
   fixture.keys.find((key) => key.owner === owner && key.scope === scope)!.secret;
 
-const MAILBOXES = ['hello@acme.test', 'support@acme.test'];
+// Four of the demo owner's mailboxes: checks of delivery to several recipients use four.
+const MAILBOXES = [
+  'hello@acme.test',
+  'support@acme.test',
+  'billing@acme.test',
+  'maria.lopez@acme.test',
+];
 
 let server: StartedServer;
 let reportDir: string;
