@@ -21,6 +21,7 @@ import {
   generatedQuery,
   type GeneratedEmail,
 } from '../src/model/generators.ts';
+import { randomTag, world } from '../src/send-world.ts';
 import { walkAll, type Summary } from '../src/walk.ts';
 
 const LISTING_RULES = [
@@ -372,4 +373,120 @@ rule(
     }
   },
   { needs: ['crafted-mail', 'provisioning'] },
+);
+
+/** The ids one listing of `query` returns (one page of up to 100). */
+async function idsOf(
+  api: CheckContext['api'],
+  apiKey: string,
+  query: Record<string, string>,
+): Promise<string[]> {
+  const response = await api.request({
+    path: '/emails',
+    query: { ...query, limit: '100' },
+    apiKey,
+  });
+  return (response.json<{ emails?: { id: string }[] }>().emails ?? []).map((e) => e.id).sort();
+}
+
+rule(
+  ['2.3-R4', '4.2-R2', '4.2-R3', '4.2-R4', '4.2-R5', '4.2-R6', '4.2-R7', '4.2-R8', '4.2-R9'],
+  "finds the run's own mail by every filter and by free text, wherever the target filed it",
+  async (context) => {
+    const w = await world(context, { rule: '2.3-R4' });
+    const [box0, box1] = w.box as [string, string];
+    const tag = `t${randomTag()}`;
+    // Three emails from box1, each with a word of its own; searching the tag finds only them.
+    const names = ['alpha', 'beta', 'gamma'] as const;
+    for (const name of names) {
+      const sent = await w.send({
+        from: box1,
+        to: box0,
+        subject: `${name} ${tag}`,
+        text: `${name}${tag} and ${tag}`,
+      });
+      expectAt('2.3-R4', sent.status >= 200 && sent.status <= 299, `send ${name}`).toBe(true);
+    }
+    const arrived = (await w.listed(box0)).filter((e) => e.subject.endsWith(tag));
+    expectAt('2.3-R4', arrived.length, 'the three emails arrived').toBe(3);
+    const id = Object.fromEntries(arrived.map((e) => [e.subject.split(' ')[0]!, e.id])) as Record<
+      (typeof names)[number],
+      string
+    >;
+    const patch = async (emailId: string, json: object) =>
+      expectAt(
+        '4.5-R1',
+        (
+          await w.api.request({
+            method: 'PATCH',
+            path: `/emails/${encodeURIComponent(emailId)}`,
+            json,
+            apiKey: w.apiKey,
+          })
+        ).status,
+        `PATCH ${JSON.stringify(json)}`,
+      ).toBe(200);
+    await patch(id.alpha, { folder: 'inbox', read: true, starred: true });
+    await patch(id.beta, { folder: 'inbox', read: false, starred: false });
+    await patch(id.gamma, { folder: 'trash' });
+    const times = arrived.map((e) => Date.parse(e.receivedAt));
+    const dayBefore = new Date(Math.min(...times) - 86_400_000).toISOString();
+    const dayAfter = new Date(Math.max(...times) + 86_400_000).toISOString();
+    const base = { mailbox: box0, q: tag };
+    // A deployment may index search a little after mail arrives: the first query is asked
+    // again until it answers as expected or --delivery-timeout has passed (an API world only;
+    // the control world's search is current), and every query is judged after that.
+    let catchUpMs = w.apiWorld ? context.target.deliveryTimeoutMs : 0;
+    const expectFinds = async (
+      ruleId: string,
+      query: Record<string, string>,
+      expected: string[],
+    ) => {
+      const deadline = Date.now() + catchUpMs;
+      catchUpMs = 0;
+      let found = await idsOf(w.api, w.apiKey, query);
+      while (
+        JSON.stringify(found) !== JSON.stringify([...expected].sort()) &&
+        Date.now() < deadline
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        found = await idsOf(w.api, w.apiKey, query);
+      }
+      expectAt(ruleId, found, `GET /emails ${JSON.stringify(query)}`).toEqual([...expected].sort());
+    };
+    await expectFinds('4.2-R3', { ...base, folder: 'inbox' }, [id.alpha, id.beta]);
+    await expectFinds('4.2-R3', { mailbox: box0, q: `beta${tag}`, folder: 'inbox' }, [id.beta]);
+    await expectFinds('4.2-R2', { ...base, folder: 'trash' }, [id.gamma]);
+    await expectFinds('4.2-R6', { ...base, folder: 'inbox', read: 'true' }, [id.alpha]);
+    await expectFinds('4.2-R6', { ...base, folder: 'inbox', read: 'false' }, [id.beta]);
+    await expectFinds('4.2-R7', { ...base, folder: 'inbox', starred: 'true' }, [id.alpha]);
+    await expectFinds('4.2-R5', { ...base, folder: 'inbox', subject: `beta ${tag}` }, [id.beta]);
+    await expectFinds('4.2-R4', { ...base, folder: 'inbox', from: box1 }, [id.alpha, id.beta]);
+    await expectFinds('4.2-R8', { ...base, folder: 'inbox', dateFrom: dayBefore }, [
+      id.alpha,
+      id.beta,
+    ]);
+    await expectFinds('4.2-R8', { ...base, folder: 'inbox', dateFrom: dayAfter }, []);
+    await expectFinds('4.2-R9', { ...base, folder: 'inbox', dateTo: dayAfter }, [
+      id.alpha,
+      id.beta,
+    ]);
+    await expectFinds('4.2-R9', { ...base, folder: 'inbox', dateTo: dayBefore }, []);
+    // §2.3: every searchable attribute at once narrows to the one email that has them all.
+    await expectFinds(
+      '2.3-R4',
+      {
+        ...base,
+        folder: 'inbox',
+        read: 'true',
+        starred: 'true',
+        from: box1,
+        subject: `alpha ${tag}`,
+        dateFrom: dayBefore,
+        dateTo: dayAfter,
+      },
+      [id.alpha],
+    );
+  },
+  { needs: ['mail', 'destructive'], timeout: 120_000 },
 );

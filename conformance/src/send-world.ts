@@ -34,6 +34,7 @@ export interface EmailDetail {
   bcc: Address[];
   replyTo: Address[];
   subject: string;
+  receivedAt: string;
   messageId: string;
   inReplyTo: string | null;
   references: string[];

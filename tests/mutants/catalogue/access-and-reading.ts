@@ -68,6 +68,8 @@ const LISTING = {
   pageSize: 'pages 25 by default, up to 100 on request, and refuses 101 with limit_too_large',
   walk: 'walks every email once, with no duplicate and no gap, while new mail arrives between pages',
   cursor: 'refuses a cursor that was altered or belongs to other filters with 400 invalid_cursor',
+  ownMail:
+    "finds the run's own mail by every filter and by free text, wherever the target filed it",
 };
 
 const SHAPES = {
@@ -381,6 +383,15 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
 `,
     replace: '',
     caughtBy: AUTHORIZATION.disabledGiven,
+  },
+  {
+    id: 'M-239',
+    rule: '4.2-R7',
+    bug: 'the starred filter is ignored: starred=true lists starred and unstarred mail alike',
+    file: 'emulator/src/store/email-store.ts',
+    find: "      where.push('e.starred = @starred');\n",
+    replace: "      where.push('1 = 1');\n",
+    caughtBy: LISTING.ownMail,
   },
   {
     id: 'M-28',
