@@ -156,6 +156,8 @@ rule(
   async (context) => {
     const file = await uploaded('2.4-R3', context.api, await uploaderKey(context), randomBytes(64));
     const url = new URL(file.url);
+    // Under the deployment's content path (§2.4): the suite requests no other origin.
+    expectAt('2.4-R3', url.origin, 'the URL is under the deployment').toBe(context.target.origin);
     // The token is the URL's longest path segment, wherever the deployment puts it (D-43 is ours).
     const token = url.pathname
       .split('/')

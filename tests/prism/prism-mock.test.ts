@@ -50,8 +50,26 @@ const STATEFUL_RULES = [
  * back is the example email, not the one sent: 2.3-R2), and the rules of the checks of
  * {origin}/openapi/openapi.json and /openapi/docs, which Prism does not serve.
  */
-const EXPECTED_FAILED = ['1-R2', '1-R3', '1-R4', '2.3-R2', '4-R3', '6-R1', '9-R1'].sort();
-const EXPECTED_WARNED: string[] = [];
+const EXPECTED_FAILED = [
+  '1-R2',
+  '1-R3',
+  '1-R4',
+  '2.3-R2',
+  // Checks that need no control plane since the API world (issue 15): an upload answered with
+  // the example's file (its name and size, a URL on the example's origin), and listings and
+  // errors answered with the examples whatever the query.
+  '2.4-R2',
+  '2.4-R3',
+  '4-R3',
+  '4.2-R1',
+  '6-R1',
+  '7-R1',
+  '9-R1',
+].sort();
+// Decided rules the example answers contradict (an example error code or field where the
+// request asked for another), now that the checks of listings, inputs and keys run without a
+// control plane: warnings, as against any deployment that decided otherwise.
+const EXPECTED_WARNED = ['D-12', 'D-15', 'D-16', 'D-18', 'D-19', 'D-29', 'D-5'].sort();
 
 let prism: RunningPrism;
 let run: ConformanceRun;

@@ -86,6 +86,14 @@ function signatureArtifacts(): ProxyArtifact[] {
     },
     {
       because:
+        "Prism's HTTP layer (micri) caps a request body at 10 MB and answers a larger one itself, in its own error shape, before forwarding it: the suite's 25 MiB probe of the platform limit (D-27)",
+      explains: (errors) =>
+        /413 \(application\/json; charset=utf-8\) \{"error":\{"code":"request_entity_too_large","message":"Body exceeded 10mb limit"\}\}/.test(
+          errors,
+        ),
+    },
+    {
+      because:
         "Prism passes the emulator's Location (/openapi/v1/emails/…) on unchanged while it serves the API at its root",
       explains: (errors) =>
         /Location names the sent copy: expected '\/openapi\/v1\/emails\//.test(errors),
