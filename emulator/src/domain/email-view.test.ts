@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { snippetOf } from './email-view.ts';
 
@@ -16,5 +17,21 @@ describe('snippets (D-3)', () => {
     expect(snippetOf(exactly)).toBe(exactly);
     expect(snippetOf(`${exactly}x`)).toBe(exactly);
     expect(snippetOf(`${'a'.repeat(199)}  b c`)).toBe(`${'a'.repeat(199)} `);
+  });
+
+  it('equal the whole text collapsed, trimmed and cut at 200 code points, for any text', () => {
+    const naive = (text: string) =>
+      [...text.replace(/\s+/g, ' ').trim()].slice(0, 200).join('');
+    const pieces = fc.constantFrom(' ', '\n', '\t', '\u00a0', '\u2028', 'a', 'é', '😀', 'word');
+    const text = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 400 }),
+      fc.array(pieces, { maxLength: 500 }).map((parts) => parts.join('')),
+    );
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(snippetOf(t)).toBe(naive(t));
+      }),
+      { seed: 42 },
+    );
   });
 });
