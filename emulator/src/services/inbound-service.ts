@@ -21,6 +21,7 @@ import {
 } from '../domain/types.ts';
 import type { Store } from '../store/store.ts';
 import { requireText } from './directory-service.ts';
+import { emailStored, eventsOf } from '../events.ts';
 
 /** An inbound email described field by field (the control plane's JSON form). */
 export interface InboundEmail {
@@ -278,6 +279,7 @@ export class InboundService {
       })),
     };
     this.store.emails.insert(email, attachments, raw);
+    eventsOf(this.store).publish(emailStored(email));
     this.onDelivered(email);
     return email;
   }

@@ -27,6 +27,7 @@ import type { components } from '../../../spec/generated/openapi.d.ts';
 import type { Store } from '../store/store.ts';
 import { faultError, type FaultInjector, type FaultableOperation } from './faults.ts';
 import type { Arrival, LocalDelivery } from './local-delivery.ts';
+import { emailStored, eventsOf } from '../events.ts';
 
 /** §8 limits on what one message carries. */
 export const MAX_ATTACHMENTS = 20;
@@ -438,6 +439,7 @@ export class SendService {
     // Attachment bytes live once, in blobs (§2.4); the encoded message is kept only where it
     // leaves the deployment (the outbox), not in every mailbox copy.
     this.store.emails.insert(email, attachments);
+    eventsOf(this.store).publish(emailStored(email));
     return email;
   }
 

@@ -15,12 +15,16 @@ export interface OutgoingDelivery {
 /** What came back; a redirect is a status like any other and is never followed (§2.5). */
 export interface DeliveryResponse {
   status: number;
+  /** The start of the answer's body (UTF-8), for the dashboard; absent when not read. */
+  body?: string;
 }
 
 /** Sends a delivery and reports the answer; injected so tests decide what the network does. */
 export type Connector = (delivery: OutgoingDelivery) => Promise<DeliveryResponse>;
 
 const MAX_RESPONSE_BYTES = 64 * 1024;
+/** How much of an answer's body is kept to show in the dashboard. */
+const KEPT_RESPONSE_BYTES = 2 * 1024;
 
 /**
  * The real connector: node's http/https to the vetted address (TLS still checks the host name),
@@ -54,12 +58,16 @@ export const httpConnector: Connector = (delivery) =>
     request.on('error', (error) => settle(() => reject(error)));
     request.on('response', (response) => {
       let received = 0;
+      const kept: Buffer[] = [];
       response.on('data', (chunk: Buffer) => {
+        if (received < KEPT_RESPONSE_BYTES)
+          kept.push(chunk.subarray(0, KEPT_RESPONSE_BYTES - received));
         received += chunk.length;
-        if (received > MAX_RESPONSE_BYTES) response.destroy(); // the body is never needed
+        if (received > MAX_RESPONSE_BYTES) response.destroy(); // only its start is ever shown
       });
       // The answer counts once its last byte arrived within the deadline (D-30).
-      const done = () => settle(() => resolve({ status: response.statusCode ?? 0 }));
+      const body = () => Buffer.concat(kept).toString('utf8');
+      const done = () => settle(() => resolve({ status: response.statusCode ?? 0, body: body() }));
       response.on('end', done);
       response.on('close', done);
       response.on('error', done);

@@ -9,6 +9,7 @@ import type { Delivery, Webhook } from '../store/webhook-store.ts';
 import type { Connector } from './connector.ts';
 import { checkWebhookUrl, resolvePublicAddresses, type Resolver } from './endpoint-guard.ts';
 import { signatureFor } from './signature.ts';
+import { eventsOf, type WebhookExchange } from '../events.ts';
 
 export interface DispatcherOptions {
   allowLoopback: boolean;
@@ -107,9 +108,10 @@ export class WebhookDispatcher {
   async sendTest(webhook: Webhook): Promise<AttemptOutcome> {
     const at = this.clock.now();
     const data = { test: true, message: 'Test delivery from the mailtwin control plane.' };
-    const outcome = await this.post(webhook, 'webhook.test', data, at);
+    const { outcome, exchange } = await this.post(webhook, 'webhook.test', data, at);
+    const id = this.ids.prefixed('dlv');
     this.store.webhooks.addDelivery({
-      id: this.ids.prefixed('dlv'),
+      id,
       webhookId: webhook.id,
       event: 'webhook.test',
       emailId: null,
@@ -119,7 +121,28 @@ export class WebhookDispatcher {
       nextAttemptAt: null,
       createdAt: at.toISOString(),
     });
+    this.publishAttempt(webhook.id, id, 'webhook.test', 1, outcome, exchange);
     return outcome;
+  }
+
+  /** Tells the dashboard and the request log about one attempt (events.ts); never stored. */
+  private publishAttempt(
+    webhookId: string,
+    deliveryId: string,
+    event: string,
+    number: number,
+    outcome: AttemptOutcome,
+    exchange: WebhookExchange,
+  ): void {
+    eventsOf(this.store).publish({
+      type: 'webhook.attempt',
+      webhookId,
+      deliveryId,
+      event,
+      number,
+      ...outcome,
+      exchange,
+    });
   }
 
   /** §2.5: webhook access follows the owner's current grants, narrowed by the webhook's scope. */
@@ -139,7 +162,7 @@ export class WebhookDispatcher {
       return;
     }
     const at = this.clock.now();
-    const outcome = await this.post(webhook, delivery.event, delivery.data, at);
+    const { outcome, exchange } = await this.post(webhook, delivery.event, delivery.data, at);
     const number = delivery.attempts + 1;
     const attempt = {
       number,
@@ -158,6 +181,7 @@ export class WebhookDispatcher {
         });
         this.store.webhooks.setConsecutiveFailures(webhook.id, 0);
       });
+      this.publishAttempt(webhook.id, delivery.id, delivery.event, number, outcome, exchange);
       return;
     }
     const failures = current.consecutiveFailures + 1;
@@ -178,6 +202,7 @@ export class WebhookDispatcher {
         this.store.webhooks.setConsecutiveFailures(webhook.id, failures);
       }
     });
+    this.publishAttempt(webhook.id, delivery.id, delivery.event, number, outcome, exchange);
   }
 
   /** One signed POST (§6.2, §6.3): body and headers built for this attempt's moment. */
@@ -186,7 +211,7 @@ export class WebhookDispatcher {
     event: string,
     data: unknown,
     at: Date,
-  ): Promise<AttemptOutcome> {
+  ): Promise<{ outcome: AttemptOutcome; exchange: WebhookExchange }> {
     const timestamp = at.toISOString();
     const body = JSON.stringify({ event, webhookId: webhook.id, timestamp, data });
     const secret = this.store.webhooks.secretOf(webhook.id) ?? '';
@@ -200,9 +225,11 @@ export class WebhookDispatcher {
     };
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
+    const origin = this.options.selfOrigin() ?? 'http://127.0.0.1';
+    const url = webhook.url.replace('{origin}', origin);
+    const exchange: WebhookExchange = { request: { url, headers, body }, response: null };
     try {
-      const origin = this.options.selfOrigin() ?? 'http://127.0.0.1';
-      const target = checkWebhookUrl(webhook.url.replace('{origin}', origin), {
+      const target = checkWebhookUrl(url, {
         allowLoopback: this.options.allowLoopback,
       });
       const [address] = await resolvePublicAddresses(target, this.resolver, {
@@ -221,13 +248,16 @@ export class WebhookDispatcher {
         : response.status >= 300 && response.status < 400
           ? `redirect ${response.status} not followed`
           : `answered ${response.status}`;
-      return { ok, statusCode: response.status, error, latencyMs: latency() };
-    } catch (error) {
+      exchange.response = { status: response.status, body: response.body ?? null };
       return {
-        ok: false,
-        statusCode: null,
-        error: error instanceof Error ? error.message : String(error),
-        latencyMs: latency(),
+        outcome: { ok, statusCode: response.status, error, latencyMs: latency() },
+        exchange,
+      };
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      return {
+        outcome: { ok: false, statusCode: null, error: message, latencyMs: latency() },
+        exchange,
       };
     }
   }
