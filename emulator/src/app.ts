@@ -12,6 +12,7 @@ import { SlidingWindowLimiter, type RateLimit } from './domain/rate-limit.ts';
 import { RequestValidator } from './http/request-validator.ts';
 import { cryptoIds, type Ids } from './ids.ts';
 import { controlRoutes } from './routes/control.ts';
+import { dashboardRoutes } from './dashboard/index.ts';
 import { controlSpec } from './routes/control/body.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { emailRoutes } from './routes/emails.ts';
@@ -199,6 +200,7 @@ export function createApp(
   app.route('/_mailtwin/sink', sinkRoutes(services.sink));
   app.route('/content', publicContentRoutes(services.uploads));
   app.route('/unsubscribe', unsubscribeRoutes(services.directory, services.unsubscribeKey));
+  app.route('/', dashboardRoutes(services)); // `/` and `/dashboard/*` only
 
   const knownPaths = [
     ...pathMethodsOf('/openapi/v1', deps.spec),

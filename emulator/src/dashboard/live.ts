@@ -1,0 +1,40 @@
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import type { EmulatorEvent, EmulatorEvents } from '../events.ts';
+
+/** How often an idle stream gets a ping, so proxies and browsers keep it open. */
+const PING_MS = 15_000;
+
+/**
+ * The topics an event touches; a page lists the topics it shows (`data-live` on <body>) and
+ * refreshes its `#live` region when one arrives (assets.ts, live.js).
+ */
+export function topicsOf(event: EmulatorEvent): string[] {
+  switch (event.type) {
+    case 'email.stored':
+      // A sent copy may come with captured outbox messages; the outbox page listens for it.
+      return [`mailbox:${event.mailbox}`, ...(event.folder === 'sent' ? ['outbox'] : [])];
+    case 'webhook.attempt':
+      return [`webhook:${event.webhookId}`, 'webhooks'];
+  }
+}
+
+/** `GET /dashboard/events`: Server-Sent Events, one `change` event per emulator event. */
+export function liveEvents(events: EmulatorEvents) {
+  return (c: Context) =>
+    streamSSE(c, async (stream) => {
+      let id = 0;
+      const unsubscribe = events.subscribe((event) => {
+        void stream.writeSSE({
+          event: 'change',
+          id: String(++id),
+          data: JSON.stringify({ type: event.type, topics: topicsOf(event) }),
+        });
+      });
+      const ping = setInterval(() => void stream.writeSSE({ event: 'ping', data: '' }), PING_MS);
+      await stream.writeSSE({ event: 'ready', data: '' });
+      await new Promise<void>((resolve) => stream.onAbort(resolve));
+      clearInterval(ping);
+      unsubscribe();
+    });
+}

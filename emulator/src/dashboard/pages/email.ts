@@ -1,0 +1,168 @@
+import type { Context } from 'hono';
+import { html } from 'hono/html';
+import type { Services } from '../../app.ts';
+import { ApiError, quoteForMessage } from '../../errors.ts';
+import type { Email } from '../../domain/types.ts';
+import { page } from '../layout.ts';
+import { addressList, addressText, bytes, seg, when } from '../format.ts';
+import { emailSource, headersOf } from '../email-source.ts';
+import { hasRemoteContent, mailFrame } from '../email-frame.ts';
+
+/** How much of a source is shown inline; the .eml download always has all of it. */
+const SHOWN_SOURCE_BYTES = 256 * 1024;
+
+export function findEmail(services: Services, id: string | undefined): Email {
+  const email = id === undefined ? undefined : services.deps.store.emails.get(id);
+  if (email === undefined) {
+    throw new ApiError('email_not_found', `No email ${quoteForMessage(id ?? '')}.`, 'emailId');
+  }
+  return email;
+}
+
+/** `/dashboard/emails/:id`: one email with its HTML, text, headers, source and attachments. */
+export function emailPage(services: Services) {
+  return async (c: Context) => {
+    const email = findEmail(services, c.req.param('id'));
+    const { raw, original } = await emailSource(services.deps.store, email);
+    const remote = c.req.query('remote') === '1';
+    const base = `/dashboard/emails/${seg(email.id)}`;
+    const shown = raw.subarray(0, SHOWN_SOURCE_BYTES).toString('utf8');
+    const meta = [
+      ['From', addressText(email.from)],
+      ['To', addressList(email.to)],
+      ['Cc', addressList(email.cc)],
+      ['Bcc', addressList(email.bcc)],
+      ['Reply-To', addressList(email.replyTo)],
+      ['Mailbox', `${email.mailbox} (${email.folder})`],
+      ['Flags', `${email.read ? 'read' : 'unread'}${email.starred ? ', starred' : ''}`],
+      ['Message-ID', email.messageId],
+      ['In-Reply-To', email.inReplyTo ?? ''],
+    ].filter(([, value]) => value !== '');
+    const htmlPart =
+      email.html === null
+        ? html`<p class="muted">This email has no HTML part.</p>`
+        : html`${
+              hasRemoteContent(email.html) && !remote
+                ? html`<p class="notice">
+                    Remote content (images, styles from other sites) is blocked.
+                    <a href="${base}?remote=1#html" id="load-remote">Load remote content</a>
+                  </p>`
+                : ''
+            }
+            <iframe
+              class="mail"
+              title="HTML body"
+              sandbox="allow-popups allow-popups-to-escape-sandbox"
+              referrerpolicy="no-referrer"
+              src="${base}/body.html${remote ? '?remote=1' : ''}"
+            ></iframe>`;
+    return page(c, {
+      title: email.subject || '(no subject)',
+      section: '/',
+      body: html`<p>
+          <a href="/dashboard/mailboxes/${seg(email.mailbox)}">« ${email.mailbox}</a> ·
+          <a href="${base}/eml" download>Download .eml</a>
+        </p>
+        <dl class="meta">
+          ${meta.map(
+            ([name, value]) =>
+              html`<dt>${name}</dt>
+                <dd>${value}</dd>`,
+          )}
+          <dt>Sent</dt>
+          <dd>${when(email.sentAt)}</dd>
+          <dt>Received</dt>
+          <dd>${when(email.receivedAt)}</dd>
+        </dl>
+        <h2 id="html">HTML</h2>
+        ${htmlPart}
+        <h2 id="text">Text</h2>
+        ${
+          email.text === null
+            ? html`<p class="muted">This email has no text part.</p>`
+            : html`<pre class="text-body">${email.text}</pre>`
+        }
+        <h2 id="attachments">Attachments</h2>
+        ${
+          email.attachments.length === 0
+            ? html`<p class="muted">None.</p>`
+            : html`<ul>
+                ${email.attachments.map(
+                  (a) =>
+                    html`<li>
+                      <a href="${base}/attachments/${seg(a.id)}" download="${a.name}">${a.name}</a>
+                      <span class="muted">${a.contentType}, ${bytes(a.size)}</span>
+                    </li>`,
+                )}
+              </ul>`
+        }
+        <h2 id="headers">Headers</h2>
+        <table class="headers">
+          ${headersOf(raw).map(
+            ([name, value]) =>
+              html`<tr>
+                <th>${name}</th>
+                <td>${value}</td>
+              </tr>`,
+          )}
+        </table>
+        <h2 id="source">Source</h2>
+        <p class="muted">
+          ${
+            original
+              ? 'The message exactly as it arrived.'
+              : 'Composed again from the stored email (this copy keeps no original bytes); MIME boundaries differ from the message sent.'
+          }
+          ${
+            raw.length > SHOWN_SOURCE_BYTES
+              ? ` Showing the first ${bytes(SHOWN_SOURCE_BYTES)} of ${bytes(raw.length)}.`
+              : ''
+          }
+        </p>
+        <pre class="source">${shown}</pre>`,
+    });
+  };
+}
+
+/** `/dashboard/emails/:id/body.html`: the HTML part alone, sandboxed (email-frame.ts). */
+export function emailBody(services: Services) {
+  return (c: Context) => {
+    const email = findEmail(services, c.req.param('id'));
+    return mailFrame(c, email.html ?? '', c.req.query('remote') === '1');
+  };
+}
+
+/** `/dashboard/emails/:id/eml`: the source as a download. */
+export function emailEml(services: Services) {
+  return async (c: Context) => {
+    const email = findEmail(services, c.req.param('id'));
+    const { raw } = await emailSource(services.deps.store, email);
+    return download(c, raw, 'message/rfc822', `${email.id}.eml`);
+  };
+}
+
+/** `/dashboard/emails/:id/attachments/:attachmentId`: one attachment, always as a download. */
+export function emailAttachment(services: Services) {
+  return (c: Context) => {
+    const email = findEmail(services, c.req.param('id'));
+    const id = c.req.param('attachmentId');
+    const stored = email.attachments.some((a) => a.id === id)
+      ? services.deps.store.emails.attachment(id ?? '')
+      : undefined;
+    if (stored === undefined) {
+      throw new ApiError('attachment_not_found', `No attachment ${quoteForMessage(id ?? '')}.`);
+    }
+    return download(c, stored.bytes, stored.attachment.contentType, stored.attachment.name);
+  };
+}
+
+/** Never rendered in this origin: a download, sandboxed should a browser open it anyway. */
+export function download(c: Context, body: Uint8Array, type: string, name: string) {
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  return c.body(new Uint8Array(body), 200, {
+    'Content-Type': type,
+    'Content-Disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+    'Content-Security-Policy': "sandbox; default-src 'none'",
+    'X-Content-Type-Options': 'nosniff',
+  });
+}

@@ -1,0 +1,194 @@
+import type { Context } from 'hono';
+import { html } from 'hono/html';
+import type { Services } from '../../app.ts';
+import { SCOPES } from '../../domain/types.ts';
+import type { WebhookExchange } from '../../events.ts';
+import type { Attempt, Webhook } from '../../store/webhook-store.ts';
+import type { ExchangeLog } from '../exchange-log.ts';
+import { page } from '../layout.ts';
+import { actionButton, seg, when } from '../format.ts';
+
+function webhookActions(webhook: Webhook, back: string) {
+  const base = `/dashboard/webhooks/${seg(webhook.id)}`;
+  return html`${actionButton(`${base}/test`, 'Send test', back, { async: true })}
+  ${webhook.status === 'paused' ? actionButton(`${base}/enable`, 'Re-enable', back) : ''}`;
+}
+
+const scopeText = (w: Pick<Webhook, 'scope' | 'domain' | 'mailboxes'>) =>
+  w.scope === 'one-domain'
+    ? `one-domain ${w.domain ?? ''}`
+    : w.scope === 'selected-mailbox'
+      ? `selected-mailbox ${w.mailboxes.join(', ')}`
+      : w.scope;
+
+/** `/dashboard/webhooks`: every webhook, Send test, Re-enable, and a form to add one. */
+export function webhooksPage(services: Services) {
+  return (c: Context, created?: { id: string; secret: string }) => {
+    const webhooks = services.webhooks.list();
+    const owners = services.directory.owners();
+    const ownerName = new Map(owners.map((o) => [o.id, o.name]));
+    const rows = webhooks.map(
+      (w) =>
+        html`<tr data-webhook-id="${w.id}">
+          <td><a href="/dashboard/webhooks/${seg(w.id)}">${w.id}</a></td>
+          <td>${ownerName.get(w.ownerId) ?? w.ownerId}</td>
+          <td>${w.url}</td>
+          <td>${scopeText(w)}</td>
+          <td>
+            <span class="badge ${w.status}">${w.status}</span>
+            ${
+              w.consecutiveFailures > 0
+                ? html`<span class="muted">${w.consecutiveFailures} failures in a row</span>`
+                : ''
+            }
+          </td>
+          <td>${webhookActions(w, '/dashboard/webhooks')}</td>
+        </tr>`,
+    );
+    return page(c, {
+      title: 'Webhooks',
+      section: '/dashboard/webhooks',
+      live: ['webhooks'],
+      body: html`${
+          created === undefined
+            ? ''
+            : html`<div class="notice">
+                Webhook ${created.id} added. Its signing secret, shown only now:
+                <p class="secret" id="new-secret">${created.secret}</p>
+              </div>`
+        }
+        <table class="webhooks">
+          <thead>
+            <tr>
+              <th>Id</th>
+              <th>Owner</th>
+              <th>URL</th>
+              <th>Scope</th>
+              <th>Status</th>
+              <th></th>
+            </tr>
+          </thead>
+          <tbody>
+            ${
+              rows.length === 0
+                ? html`<tr>
+                    <td colspan="6" class="muted">No webhook yet.</td>
+                  </tr>`
+                : rows
+            }
+          </tbody>
+        </table>
+        <h2>Add a webhook</h2>
+        <form class="card" method="post" action="/dashboard/webhooks">
+          <label
+            >Owner
+            <select name="ownerId">
+              ${owners.map((o) => html`<option value="${o.id}">${o.name}</option>`)}
+            </select></label
+          >
+          <label>URL <input name="url" type="url" required size="40" /></label>
+          <label
+            >Scope
+            <select name="scope">
+              ${SCOPES.map((s) => html`<option value="${s}">${s}</option>`)}
+            </select></label
+          >
+          <label>Domain (one-domain) <input name="domain" /></label>
+          <label>Mailboxes (selected-mailbox, comma-separated) <input name="mailboxes" /></label>
+          <button type="submit">Add webhook</button>
+        </form>`,
+    });
+  };
+}
+
+function exchangeView(exchange: WebhookExchange | undefined) {
+  if (exchange === undefined) {
+    return html`<p class="muted">
+      The bytes of this attempt are not kept (only attempts made since this emulator started are).
+    </p>`;
+  }
+  const { request, response } = exchange;
+  const headerLines = Object.entries(request.headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
+  return html`<h4>Signed request</h4>
+    <pre class="request">
+POST ${request.url}
+${headerLines}
+
+${request.body}</pre>
+    <h4>Receiver's answer</h4>
+    ${
+      response === null
+        ? html`<p class="muted">No answer.</p>`
+        : html`<pre class="response">
+HTTP ${response.status}
+
+${response.body ?? ''}</pre>`
+    }`;
+}
+
+function attemptView(attempt: Attempt, exchange: WebhookExchange | undefined) {
+  const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
+  return html`<details class="attempt">
+    <summary>
+      Attempt ${attempt.number} at ${when(attempt.at)}:
+      <span class="badge ${ok ? 'ok' : 'bad'}">${attempt.statusCode ?? 'no answer'}</span>
+      ${attempt.error ?? ''} <span class="muted">${attempt.latencyMs} ms</span>
+    </summary>
+    ${exchangeView(exchange)}
+  </details>`;
+}
+
+/** `/dashboard/webhooks/:id`: its deliveries, newest first, with every attempt. */
+export function webhookPage(services: Services, exchanges: ExchangeLog) {
+  return (c: Context) => {
+    const webhook = services.webhooks.get(c.req.param('id') ?? '');
+    const deliveries = services.webhooks.deliveries(webhook.id);
+    const back = `/dashboard/webhooks/${seg(webhook.id)}`;
+    const items = deliveries.map((d) => {
+      // A Send test is one attempt the store counts but does not itemize: shown from memory.
+      const logged =
+        d.attemptLog.length === 0 && d.attempts > 0 ? exchanges.get(d.id, 1) : undefined;
+      const attempts: Attempt[] =
+        logged === undefined ? d.attemptLog : [{ ...logged, at: d.createdAt }];
+      return html`<section class="card-box delivery" data-delivery-id="${d.id}">
+        <strong>${d.event}</strong>
+        <span class="badge ${d.status}">${d.status}</span>
+        <span class="muted">${d.id} · created ${when(d.createdAt)}</span>
+        ${
+          d.emailId === null
+            ? ''
+            : html`· email <a href="/dashboard/emails/${seg(d.emailId)}">${d.emailId}</a>`
+        }
+        <div>
+          ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}
+          ${d.nextAttemptAt === null ? '' : html`· next retry ${when(d.nextAttemptAt)}`}
+        </div>
+        ${attempts.map((a) => attemptView(a, exchanges.get(d.id, a.number)?.exchange))}
+      </section>`;
+    });
+    return page(c, {
+      title: `Webhook ${webhook.id}`,
+      section: '/dashboard/webhooks',
+      live: [`webhook:${webhook.id}`],
+      body: html`<p><a href="/dashboard/webhooks">« Webhooks</a></p>
+        <dl class="meta">
+          <dt>URL</dt>
+          <dd>${webhook.url}</dd>
+          <dt>Scope</dt>
+          <dd>${scopeText(webhook)}</dd>
+          <dt>Status</dt>
+          <dd>
+            <span class="badge ${webhook.status}">${webhook.status}</span>
+            ${webhook.consecutiveFailures} consecutive failures
+          </dd>
+        </dl>
+        <p>${webhookActions(webhook, back)}</p>
+        <h2>Deliveries</h2>
+        <div class="deliveries">
+          ${items.length === 0 ? html`<p class="muted">No delivery yet.</p>` : items}
+        </div>`,
+    });
+  };
+}
