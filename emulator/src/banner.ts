@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import type { Services } from './app.ts';
+import { signInUrl } from './dashboard/session.ts';
 import type { ServeOptions } from './cli-options.ts';
 import { lookupOf, secretMatches } from './domain/api-key-secrets.ts';
 import { validateFixture } from './fixtures/fixture-schema.ts';
@@ -109,6 +110,8 @@ export function banner(input: {
   const lines = [
     `mailtwin ${version()}: Email Service API emulator`,
     `${label('API')}${baseUrl}`,
+    `${label('Dashboard')}${origin}/`,
+    `${label('Sign in')}${signInUrl(origin, services.deps.controlToken)} (open once: it sets the dashboard's cookie)`,
     `${label('Reference')}${origin}/openapi/docs`,
     `${label('Spec')}${origin}/openapi/openapi.json`,
     `${label('Control')}${controlUrl} (Authorization: Bearer $MAILTWIN_CONTROL_TOKEN)`,
