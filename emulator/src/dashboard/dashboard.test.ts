@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { createApp, createServices, defaultDeps } from '../app.ts';
+import { DEFAULT_FIXTURES } from '../cli-options.ts';
+import { loadFixtureFile } from '../fixtures/load-fixture.ts';
+import { SESSION_COOKIE } from './session.ts';
+
+const TOKEN = 'mt_dashboard-test+token/=';
+
+/** An emulator with the demo data, its app, and a signed-in cookie header. */
+async function signedIn() {
+  const deps = defaultDeps({ controlToken: TOKEN });
+  const services = createServices(deps);
+  await loadFixtureFile(services, DEFAULT_FIXTURES);
+  const app = createApp(deps, services);
+  const answer = await app.request(`/dashboard/sign-in?token=${encodeURIComponent(TOKEN)}`);
+  const cookie = (answer.headers.get('set-cookie') ?? '').split(';')[0] as string;
+  const get = (path: string) => app.request(path, { headers: { cookie } });
+  const post = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
+    app.request(path, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams(form).toString(),
+    });
+  return { app, services, cookie, get, post };
+}
+
+describe('the dashboard', () => {
+  it('answers 401 on every page, the event stream and every action without the session cookie', async () => {
+    const { app } = await signedIn();
+    for (const path of [
+      '/',
+      '/dashboard/keys',
+      '/dashboard/events',
+      '/dashboard/outbox',
+      '/dashboard/nope',
+    ]) {
+      const answer = await app.request(path);
+      expect(answer.status, path).toBe(401);
+      expect(await answer.text(), path).toContain('sign-in URL');
+    }
+    const post = await app.request('/dashboard/keys', {
+      method: 'POST',
+      body: new URLSearchParams({ name: 'x' }),
+    });
+    expect(post.status).toBe(401);
+    const forged = await app.request('/', { headers: { cookie: `${SESSION_COOKIE}=${TOKEN}` } });
+    expect(forged.status, 'the control token itself is not a session').toBe(401);
+  });
+
+  it('refuses a sign-in with a wrong or missing token with 401 and no cookie', async () => {
+    const { app } = await signedIn();
+    for (const path of [
+      '/dashboard/sign-in?token=wrong',
+      '/dashboard/sign-in',
+      `/dashboard/sign-in?token=${TOKEN}x`,
+    ]) {
+      const answer = await app.request(path);
+      expect(answer.status, path).toBe(401);
+      expect(answer.headers.get('set-cookie'), path).toBeNull();
+    }
+  });
+
+  it('signs in with the control token: an HttpOnly, SameSite=Strict cookie for the whole origin, then / without the token', async () => {
+    const { app } = await signedIn();
+    const answer = await app.request(`/dashboard/sign-in?token=${encodeURIComponent(TOKEN)}`);
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toBe('/');
+    const cookie = answer.headers.get('set-cookie') ?? '';
+    const attributes = cookie.split(';').map((part) => part.trim());
+    expect(attributes[0]).toMatch(new RegExp(`^${SESSION_COOKIE}=[A-Za-z0-9_-]{43}$`));
+    expect(attributes).toEqual(expect.arrayContaining(['HttpOnly', 'SameSite=Strict', 'Path=/']));
+    expect(cookie, 'the cookie does not carry the token').not.toContain('dashboard-test');
+  });
+
+  it('serves its pages with a strict CSP and never framed', async () => {
+    const { get } = await signedIn();
+    const answer = await get('/');
+    expect(answer.status).toBe(200);
+    const csp = answer.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(await answer.text()).toContain('Acme Corp');
+  });
+
+  it('leaves the rest of the origin alone: unknown paths keep the JSON 404, the API spec has no dashboard path', async () => {
+    const { app } = await signedIn();
+    const answer = await app.request('/emails');
+    expect(answer.status).toBe(404);
+    expect(((await answer.json()) as { code: string }).code).toBe('not_found');
+    const spec = await (await app.request('/openapi/openapi.json')).text();
+    expect(spec).not.toContain('/dashboard');
+  });
+
+  it('lists a mailbox newest first and narrows it with the API filters', async () => {
+    const { get } = await signedIn();
+    const all = await (await get('/dashboard/mailboxes/billing%40acme.test')).text();
+    const some = await (
+      await get('/dashboard/mailboxes/billing%40acme.test?q=invoice&read=')
+    ).text();
+    const rows = (page: string) => [...page.matchAll(/data-email-id="([^"]+)"/g)].length;
+    const times = [...all.matchAll(/<time datetime="([^"]+)"/g)].map((m) => m[1] as string);
+    expect(rows(some)).toBeGreaterThan(0);
+    expect(rows(some)).toBeLessThan(rows(all));
+    expect(times).toEqual([...times].sort().reverse());
+  });
+
+  it('shows a refused filter as the API words it, with 400', async () => {
+    const { get } = await signedIn();
+    const answer = await get(
+      '/dashboard/mailboxes/billing%40acme.test?dateFrom=2026-11-02&dateTo=2026-11-01',
+    );
+    expect(answer.status).toBe(400);
+    expect(await answer.text()).toContain('dateTo must not be earlier than dateFrom.');
+  });
+
+  it('serves mail HTML in a sandbox that allows no script, remote content only when asked', async () => {
+    const { get, services } = await signedIn();
+    const email = services.inbound.injectJson({
+      mailbox: 'hello@acme.test',
+      from: 'x@example.com',
+      to: ['hello@acme.test'],
+      subject: 'Scripted',
+      html: '<p onclick="alert(1)">Hi</p><script>alert(1)</script><img src="https://tracker.example/p.gif">',
+    });
+    const page = await (await get(`/dashboard/emails/${email.id}`)).text();
+    expect(page).toContain('sandbox="allow-popups allow-popups-to-escape-sandbox"');
+    expect(page).toContain('Load remote content');
+    const frame = await get(`/dashboard/emails/${email.id}/body.html`);
+    const csp = frame.headers.get('content-security-policy') ?? '';
+    expect(csp).toMatch(/^sandbox allow-popups allow-popups-to-escape-sandbox;/);
+    expect(csp).toContain("script-src 'none'");
+    expect(csp).toContain('img-src data:;');
+    const remote = await get(`/dashboard/emails/${email.id}/body.html?remote=1`);
+    expect(remote.headers.get('content-security-policy')).toContain('img-src data: http: https:');
+  });
+
+  it('creates a key through the control plane, shows its secret once, and the secret authenticates on the API', async () => {
+    const { post, get, app } = await signedIn();
+    const answer = await post('/dashboard/keys', {
+      ownerId: 'own_acme',
+      name: 'From the dashboard',
+      scope: 'follow-owner',
+    });
+    expect(answer.status).toBe(201);
+    const secret = /id="new-secret">([^<]+)</.exec(await answer.text())?.[1] ?? '';
+    const api = await app.request('/openapi/v1/mailboxes', {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    expect(api.status).toBe(200);
+    const keys = await (await get('/dashboard/keys')).text();
+    expect(keys).toContain('From the dashboard');
+    expect(keys).not.toContain(secret);
+  });
+
+  it('reports a refused action with the control plane message, and refuses a post from another origin', async () => {
+    const { post } = await signedIn();
+    const refused = await post('/dashboard/clock', { set: '2001-01-01T00:00:00Z' });
+    expect(refused.status).toBe(303);
+    expect(
+      new URL(refused.headers.get('location') ?? '', 'http://x').searchParams.get('error'),
+    ).toContain('the clock only moves forward');
+    const crossSite = await post('/dashboard/faults/clear', {}, { origin: 'https://evil.example' });
+    expect(crossSite.status).toBe(403);
+    const outside = await post('/dashboard/faults/clear', { back: '//evil.example/x' });
+    expect(outside.headers.get('location')).toMatch(/^\/dashboard\/clock\?/);
+  });
+});
