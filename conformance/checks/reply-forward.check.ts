@@ -486,6 +486,31 @@ rule(
 );
 
 rule(
+  ['1-R5', 'D-12'],
+  'refuses to forward an email that does not exist with 404 email_not_found, sending and storing nothing',
+  async (context) => {
+    const w = await world(context, { rule: '1-R5' });
+    const { originalId } = await withReport(w);
+    const [, box1] = w.box as [string, string];
+    const before = (await w.everything()).emails.map((e) => e.id).sort();
+    // One character changed (§1: only an existing email can be forwarded).
+    const unknownId = `${originalId.slice(0, -1)}${originalId.endsWith('Z') ? 'Y' : 'Z'}`;
+    expectError(
+      ['1-R5', 'D-12'],
+      await w.forward(unknownId, { to: box1 }),
+      404,
+      'email_not_found',
+      undefined,
+      'no such email',
+    );
+    const after = await w.everything();
+    expectAt('1-R5', after.emails.map((e) => e.id).sort(), 'nothing was stored').toEqual(before);
+    expectAt('1-R5', after.outbox, 'nothing was sent').toEqual([]);
+  },
+  { needs: ['mail', 'destructive'] },
+);
+
+rule(
   ['4.8-R2', 'D-23', 'D-21', '4.8-R1', '2.4-R5', 'D-48'],
   'forwards the original body, subject (Fwd: once) and attachments when no replacement is given',
   async (context) => {

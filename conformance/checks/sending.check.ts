@@ -214,6 +214,36 @@ rule(
 );
 
 rule(
+  ['4.3-R6', '4.3-R7', '4.3-R9', 'D-12'],
+  'requires from, to and subject: leaving out any one, or all three, is refused with missing_field naming it, storing nothing',
+  async (context) => {
+    const w = await world(context, { rule: '4.3-R6' });
+    const [box0, box1] = w.box as [string, string];
+    const full = { from: box0, to: box1, subject: 'Required', text: 'x' };
+    // Each required field of §4.3 left out on its own, every time (not only when a generator
+    // happens to draw it): the refusal is the document's, its code and field D-12's.
+    for (const [field, at] of [
+      ['from', '4.3-R6'],
+      ['to', '4.3-R7'],
+      ['subject', '4.3-R9'],
+    ] as const) {
+      const { [field]: _left, ...json } = full;
+      expectError([at, 'D-12'], await w.send(json), 400, 'missing_field', field, `no ${field}`);
+    }
+    const none = await w.send({ text: 'x' });
+    expectError(['4.3-R6', 'D-12'], none, 400, 'missing_field', undefined, 'none of the three');
+    expectAt(
+      'D-12',
+      ['from', 'to', 'subject'].includes(none.json<{ field?: string }>().field ?? ''),
+      'the refusal names one of the missing fields',
+    ).toBe(true);
+    await expectNothingStored(w, '4.3-R6', 'after sends missing a required field');
+    expectCreated('4.3-R6', await w.send(full), 'with all three');
+  },
+  { needs: ['mail', 'destructive'] },
+);
+
+rule(
   ['4.3-R2', '8-R1', 'D-10', '7-R2', 'D-21'],
   'accepts 50 combined recipients and refuses 51 with too_many_recipients naming the list, duplicates counted',
   async (context) => {

@@ -5,6 +5,7 @@
 import type { NamedMutant } from './named-mutant.ts';
 import { ACCESS_AND_READING } from './catalogue/access-and-reading.ts';
 import { SENDING } from './catalogue/sending.ts';
+import { SUITE_POWER } from './catalogue/suite-power.ts';
 import { THREADS_AND_WEBHOOKS } from './catalogue/threads-and-webhooks.ts';
 
-export const CATALOGUE: readonly NamedMutant[] = [...ACCESS_AND_READING, ...SENDING, ...THREADS_AND_WEBHOOKS];
+export const CATALOGUE: readonly NamedMutant[] = [...ACCESS_AND_READING, ...SENDING, ...THREADS_AND_WEBHOOKS, ...SUITE_POWER];
