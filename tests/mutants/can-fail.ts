@@ -16,6 +16,11 @@
  *   npm run can-fail -- --only M-3,M-7   just these named mutants (no mock run)
  *   npm run can-fail -- --no-mock        skip the Prism mock run
  *   npm run can-fail -- --jobs 4         mutants run at once, each in its own copy (default: cores)
+ *   npm run can-fail -- --world api      the named mutants only, each against its copy started as
+ *                                        a separate server and reached as an API world (issue 15:
+ *                                        keys by role, a webhook made as a dashboard would, mail
+ *                                        arriving late, no control plane); a mutant whose check
+ *                                        needs the control world is counted as not checkable there
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,10 +31,12 @@ import type { JsonReport } from '../../conformance/src/report-json.ts';
 import { ROOT, SPEC, runConformance, startPrism } from '../prism/harness.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { applyMutant, type NamedMutant } from './named-mutant.ts';
+import { startApiWorld, type ApiWorld } from '../variants/api-world-target.ts';
 import { makeWorkspace, runChild } from './workspace.ts';
 
 const MUTATION_REPORT = join(ROOT, 'reports/mutation/mutation.json');
 const OUTPUT = join(ROOT, 'reports/can-fail.md');
+const API_WORLD_OUTPUT = join(ROOT, 'reports/can-fail-api-world.md');
 
 interface Evidence {
   mock?: string;
@@ -40,16 +47,25 @@ interface Evidence {
 interface MutantOutcome {
   mutant: NamedMutant;
   caught: boolean;
+  /** Its check was skipped: the target offers not what it needs (an API world, a control plane). */
+  uncheckable?: boolean;
   detail: string;
 }
+
+/** How late mail arrives in an API world: enough that no check may assume instant delivery. */
+const API_WORLD_DELAY_MS = 300;
 
 const { values } = parseArgs({
   options: {
     only: { type: 'string' },
     'no-mock': { type: 'boolean', default: false },
     jobs: { type: 'string', default: String(availableParallelism()) },
+    world: { type: 'string', default: 'control' },
   },
 });
+if (values.world !== 'control' && values.world !== 'api')
+  throw new Error(`unknown --world "${values.world}": control (in process) or api`);
+const apiWorld = values.world === 'api';
 const jobs = Math.max(1, Number.parseInt(values.jobs, 10) || 1);
 const only = values.only?.split(',').map((id) => id.trim());
 const mutants = only === undefined ? CATALOGUE : CATALOGUE.filter((m) => only.includes(m.id));
@@ -66,7 +82,7 @@ const note = (behaviour: string, kind: keyof Evidence, text: string) => {
 };
 
 let allChecks: string[] = [];
-if (only === undefined && !values['no-mock']) {
+if (only === undefined && !values['no-mock'] && !apiWorld) {
   const mock = await runAgainstPrismMock();
   allChecks = mock.checks.map(behaviourOf);
   for (const check of mock.checks) {
@@ -75,17 +91,23 @@ if (only === undefined && !values['no-mock']) {
 }
 if (allChecks.length === 0) allChecks = listChecks();
 
-for (const [behaviour, mutant] of strykerKills()) note(behaviour, 'stryker', mutant);
+if (!apiWorld) for (const [behaviour, mutant] of strykerKills()) note(behaviour, 'stryker', mutant);
 
 const outcomes = await runNamedMutants(mutants, jobs);
 for (const outcome of outcomes) {
-  if (outcome.caught) note(outcome.mutant.caughtBy, 'named', `${outcome.mutant.id} (${outcome.mutant.rule}): ${outcome.mutant.bug}`);
+  if (outcome.caught)
+    note(
+      outcome.mutant.caughtBy,
+      'named',
+      `${outcome.mutant.id} (${outcome.mutant.rule}): ${outcome.mutant.bug}`,
+    );
 }
 
-const report = render(allChecks, outcomes, only !== undefined);
+const report = render(allChecks, outcomes, only !== undefined || apiWorld);
 mkdirSync(join(ROOT, 'reports'), { recursive: true });
-writeFileSync(OUTPUT, report.markdown);
-process.stdout.write(`${report.console}\nWritten: ${relative(process.cwd(), OUTPUT)}\n`);
+const output = apiWorld ? API_WORLD_OUTPUT : OUTPUT;
+writeFileSync(output, report.markdown);
+process.stdout.write(`${report.console}\nWritten: ${relative(process.cwd(), output)}\n`);
 process.exitCode = report.ok ? 0 : 1;
 
 /** The check's behaviour: its name without the rule ids. */
@@ -104,10 +126,14 @@ function firstLine(errors: string[]): string {
 
 /** Every check's behaviour, from `mailtwin-conformance --dry-run`. */
 function listChecks(): string[] {
-  const run = spawnSync(process.execPath, [join(ROOT, 'bin/mailtwin-conformance.js'), '--dry-run'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(ROOT, 'bin/mailtwin-conformance.js'), '--dry-run'],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
+  );
   return run.stdout
     .split('\n')
     .filter((line) => /^ {2}(RUN|SKIP) {2}/.test(line))
@@ -119,9 +145,19 @@ async function runAgainstPrismMock(): Promise<JsonReport> {
   const prism = await startPrism(['mock', SPEC]);
   try {
     const run = await runConformance([
-      '--base-url', prism.url, '--unversioned-base-url',
-      '--api-key', 'sk-PrismMock01_0123456789abcdefghijABCDEFGHIJ01',
-      '--destructive', '--mailbox', 'hello@acme.test', '--seed', '1', '--max-rps', '0', '--strict',
+      '--base-url',
+      prism.url,
+      '--unversioned-base-url',
+      '--api-key',
+      'sk-PrismMock01_0123456789abcdefghijABCDEFGHIJ01',
+      '--destructive',
+      '--mailbox',
+      'hello@acme.test',
+      '--seed',
+      '1',
+      '--max-rps',
+      '0',
+      '--strict',
     ]);
     return run.report;
   } finally {
@@ -133,7 +169,9 @@ async function runAgainstPrismMock(): Promise<JsonReport> {
 function strykerKills(): Map<string, string> {
   const kills = new Map<string, string>();
   if (!existsSync(MUTATION_REPORT)) {
-    process.stdout.write(`No ${relative(ROOT, MUTATION_REPORT)}: run npm run mutation for Stryker's evidence.\n`);
+    process.stdout.write(
+      `No ${relative(ROOT, MUTATION_REPORT)}: run npm run mutation for Stryker's evidence.\n`,
+    );
     return kills;
   }
   const report = JSON.parse(readFileSync(MUTATION_REPORT, 'utf8')) as StrykerReport;
@@ -157,12 +195,25 @@ function strykerKills(): Map<string, string> {
 }
 
 interface StrykerReport {
-  files: Record<string, { mutants: { status: string; mutatorName: string; killedBy?: string[]; location: { start: { line: number } } }[] }>;
+  files: Record<
+    string,
+    {
+      mutants: {
+        status: string;
+        mutatorName: string;
+        killedBy?: string[];
+        location: { start: { line: number } };
+      }[];
+    }
+  >;
   testFiles?: Record<string, { tests: { id: string; name: string }[] }>;
 }
 
 /** Runs the mutants `jobs` at a time, each worker in its own copy; results in catalogue order. */
-async function runNamedMutants(list: readonly NamedMutant[], jobs: number): Promise<MutantOutcome[]> {
+async function runNamedMutants(
+  list: readonly NamedMutant[],
+  jobs: number,
+): Promise<MutantOutcome[]> {
   const outcomes = new Array<MutantOutcome>(list.length);
   let next = 0;
   const worker = async () => {
@@ -175,7 +226,10 @@ async function runNamedMutants(list: readonly NamedMutant[], jobs: number): Prom
         const outcome = await runOne(workspace, mutant);
         outcomes[index] = outcome;
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        process.stdout.write(`${outcome.caught ? 'caught  ' : 'SURVIVED'} ${mutant.id} ${mutant.rule} (${seconds} s) ${outcome.detail}\n`);
+        const verdict = outcome.caught ? 'caught  ' : outcome.uncheckable ? 'n/a     ' : 'SURVIVED';
+        process.stdout.write(
+          `${verdict} ${mutant.id} ${mutant.rule} (${seconds} s) ${outcome.detail}\n`,
+        );
       }
     } finally {
       rmSync(workspace, { recursive: true, force: true });
@@ -191,12 +245,23 @@ async function runOne(workspace: string, mutant: NamedMutant): Promise<MutantOut
   const original = readFileSync(path, 'utf8');
   writeFileSync(path, applyMutant(original, mutant));
   const reportDir = mkdtempSync(join(tmpdir(), 'mailtwin-mutant-report-'));
+  let target: ApiWorld | undefined;
   try {
+    target = apiWorld ? await startApiWorld(workspace, API_WORLD_DELAY_MS) : undefined;
     const { status, stderr } = await runChild(
       [
         join(workspace, 'bin/mailtwin-conformance.js'),
-        '--filter', mutant.caughtBy, '--seed', '1', '--num-runs', '10',
-        '--report', 'json', '--report-dir', reportDir,
+        ...(target?.flags ?? []),
+        '--filter',
+        mutant.caughtBy,
+        '--seed',
+        '1',
+        '--num-runs',
+        '10',
+        '--report',
+        'json',
+        '--report-dir',
+        reportDir,
       ],
       workspace,
       300_000,
@@ -210,10 +275,23 @@ async function runOne(workspace: string, mutant: NamedMutant): Promise<MutantOut
     if (check === undefined) {
       return { mutant, caught: false, detail: `no check is named "${mutant.caughtBy}"` };
     }
-    return check.state === 'failed'
-      ? { mutant, caught: true, detail: firstLine(check.errors) }
-      : { mutant, caught: false, detail: `"${mutant.caughtBy}" ${check.state} against the mutant` };
+    if (check.state === 'failed') return { mutant, caught: true, detail: firstLine(check.errors) };
+    if (check.state === 'skipped' && apiWorld)
+      return {
+        mutant,
+        caught: false,
+        uncheckable: true,
+        detail: `not checkable in an API world: ${check.skipReason ?? 'skipped'}`,
+      };
+    return {
+      mutant,
+      caught: false,
+      detail: `"${mutant.caughtBy}" ${check.state} against the mutant`,
+    };
+  } catch (error) {
+    return { mutant, caught: false, detail: `could not run: ${(error as Error).message}` };
   } finally {
+    await target?.stop();
     writeFileSync(path, original);
     rmSync(reportDir, { recursive: true, force: true });
   }
@@ -221,30 +299,61 @@ async function runOne(workspace: string, mutant: NamedMutant): Promise<MutantOut
 
 function render(checks: string[], outcomes: MutantOutcome[], partial: boolean) {
   const lines: string[] = [];
-  const md: string[] = ['# Every check can fail', '', `Generated by \`npm run can-fail\` on ${new Date().toISOString()}.`, ''];
+  const md: string[] = [
+    '# Every check can fail',
+    '',
+    `Generated by \`npm run can-fail\` on ${new Date().toISOString()}.`,
+    '',
+  ];
   const unproven: string[] = [];
   if (!partial) {
-    md.push('| Check | Fails against the Prism mock | Kills a Stryker mutant | Catches a named mutant |', '|---|---|---|---|');
+    md.push(
+      '| Check | Fails against the Prism mock | Kills a Stryker mutant | Catches a named mutant |',
+      '|---|---|---|---|',
+    );
     for (const behaviour of checks) {
       const found = evidence.get(behaviour) ?? {};
-      const proven = found.mock !== undefined || found.stryker !== undefined || found.named !== undefined;
+      const proven =
+        found.mock !== undefined || found.stryker !== undefined || found.named !== undefined;
       if (!proven) unproven.push(behaviour);
       const cell = (text?: string) => (text ?? '').replace(/\|/g, '\\|');
-      md.push(`| ${cell(behaviour)} | ${cell(found.mock)} | ${cell(found.stryker)} | ${cell(found.named)} |`);
-      const how = [found.mock && 'mock', found.stryker && 'stryker', found.named && 'named'].filter(Boolean).join('+');
+      md.push(
+        `| ${cell(behaviour)} | ${cell(found.mock)} | ${cell(found.stryker)} | ${cell(found.named)} |`,
+      );
+      const how = [found.mock && 'mock', found.stryker && 'stryker', found.named && 'named']
+        .filter(Boolean)
+        .join('+');
       lines.push(`${proven ? 'can fail' : 'NEITHER '}  ${how.padEnd(19)} ${behaviour}`);
     }
   }
-  const survived = outcomes.filter((o) => !o.caught);
-  md.push('', '## Named mutants', '', '| Id | Rule | Bug | Caught by | Result |', '|---|---|---|---|---|');
-  for (const { mutant, caught, detail } of outcomes) {
-    md.push(`| ${mutant.id} | ${mutant.rule} | ${mutant.bug} | ${mutant.caughtBy} | ${caught ? 'caught' : 'SURVIVED'}: ${detail.replace(/\|/g, '\\|')} |`);
+  const survived = outcomes.filter((o) => !o.caught && !o.uncheckable);
+  const uncheckable = outcomes.filter((o) => o.uncheckable);
+  md.push(
+    '',
+    '## Named mutants',
+    '',
+    '| Id | Rule | Bug | Caught by | Result |',
+    '|---|---|---|---|---|',
+  );
+  for (const { mutant, caught, uncheckable: na, detail } of outcomes) {
+    md.push(
+      `| ${mutant.id} | ${mutant.rule} | ${mutant.bug} | ${mutant.caughtBy} | ${caught ? 'caught' : na ? 'not checkable' : 'SURVIVED'}: ${detail.replace(/\|/g, '\\|')} |`,
+    );
   }
-  if (unproven.length > 0) md.push('', '## Checks that fail against neither', '', ...unproven.map((b) => `- ${b}`));
+  if (unproven.length > 0)
+    md.push('', '## Checks that fail against neither', '', ...unproven.map((b) => `- ${b}`));
   lines.push(
     '',
-    partial ? '' : `Checks: ${checks.length - unproven.length}/${checks.length} shown able to fail; ${unproven.length} against neither`,
-    `Named mutants: ${outcomes.length - survived.length}/${outcomes.length} caught${survived.length > 0 ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`,
+    partial
+      ? ''
+      : `Checks: ${checks.length - unproven.length}/${checks.length} shown able to fail; ${unproven.length} against neither`,
+    apiWorld
+      ? `Named mutants in an API world: ${outcomes.length - survived.length - uncheckable.length}/${outcomes.length - uncheckable.length} caught of those whose check runs there; ${uncheckable.length} need the control world${survived.length > 0 ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`
+      : `Named mutants: ${outcomes.length - survived.length}/${outcomes.length} caught${survived.length > 0 ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`,
   );
-  return { markdown: `${md.join('\n')}\n`, console: lines.join('\n'), ok: unproven.length === 0 && survived.length === 0 };
+  return {
+    markdown: `${md.join('\n')}\n`,
+    console: lines.join('\n'),
+    ok: unproven.length === 0 && survived.length === 0,
+  };
 }

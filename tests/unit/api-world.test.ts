@@ -8,142 +8,30 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HARNESS_NEEDS, NEED_DESCRIPTIONS } from '../../conformance/src/config.ts';
 import type { JsonReport } from '../../conformance/src/report-json.ts';
-import { required, startServer, type StartedServer } from '../variants/live-target.ts';
+import { API_WORLD_MAILBOXES, startApiWorld, type ApiWorld } from '../variants/api-world-target.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DELAY_MS = 1500;
 
-interface FixtureKey {
-  owner: string;
-  scope: string;
-  secret: string;
-}
-const fixture = JSON.parse(readFileSync(join(ROOT, 'fixtures/demo.json'), 'utf8')) as {
-  keys: FixtureKey[];
-  suppressions: { address: string }[];
-};
-const demoKey = (owner: string, scope: string) =>
-  fixture.keys.find((key) => key.owner === owner && key.scope === scope)!.secret;
-
-// Four of the demo owner's mailboxes: checks of delivery to several recipients use four.
-const MAILBOXES = [
-  'hello@acme.test',
-  'support@acme.test',
-  'billing@acme.test',
-  'maria.lopez@acme.test',
-];
-
-let server: StartedServer;
+let world: ApiWorld;
 let reportDir: string;
 /** The ids each mailbox listed before the run, in every folder looked at. */
 const before = new Map<string, Set<string>>();
 let run: { code: number | null; stdout: string; stderr: string };
 
-/** A control-plane call, as the deployment's dashboard would make it. */
-async function dashboard<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`${required(server.vars, 'MAILTWIN_CONTROL_URL')}${path}`, {
-    method,
-    headers: {
-      Authorization: `Bearer ${required(server.vars, 'MAILTWIN_CONTROL_TOKEN')}`,
-      'Content-Type': 'application/json',
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
-}
-
-/** Every id `mailbox` lists, unfiltered and in each folder the emulator has. */
-async function listedIds(mailbox: string): Promise<Set<string>> {
-  const base = required(server.vars, 'MAILTWIN_BASE_URL');
-  const ids = new Set<string>();
-  for (const folder of ['', 'inbox', 'sent', 'archive', 'spam', 'trash']) {
-    const query = new URLSearchParams({ mailbox, limit: '100', ...(folder ? { folder } : {}) });
-    const response = await fetch(`${base}/emails?${query}`, {
-      headers: { Authorization: `Bearer ${demoKey('own_acme', 'follow-owner')}` },
-    });
-    for (const email of ((await response.json()) as { emails: { id: string }[] }).emails)
-      ids.add(email.id);
-  }
-  return ids;
-}
-
-/** A port nothing listens on now, for the suite's webhook receiver. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
-  // Loopback webhooks allowed: the webhook's "public" URL is the suite's receiver on this machine.
-  server = await startServer(ROOT, [
-    '--delivery-delay-ms',
-    String(DELAY_MS),
-    '--allow-loopback-webhooks',
-  ]);
-  for (const mailbox of MAILBOXES) before.set(mailbox, await listedIds(mailbox));
-  const disabled = await dashboard<{ id: string; secret: string }>('POST', '/keys', {
-    ownerId: 'own_acme',
-    name: 'Retired integration',
-    scope: 'follow-owner',
-  });
-  await dashboard('POST', `/keys/${disabled.id}/disable`);
-  const gone = await dashboard<{ id: string }>('POST', '/owners', { name: 'Former customer' });
-  const goneKey = await dashboard<{ secret: string }>('POST', '/keys', {
-    ownerId: gone.id,
-    name: 'Former app',
-    scope: 'follow-owner',
-  });
-  await dashboard('POST', `/owners/${gone.id}/disable`);
-  const port = await freePort();
-  const publicUrl = `http://127.0.0.1:${port}/hooks/mailtwin`;
-  const webhook = await dashboard<{ id: string; secret: string }>('POST', '/webhooks', {
-    ownerId: 'own_acme',
-    url: publicUrl,
-    scope: 'follow-owner',
-  });
+  world = await startApiWorld(ROOT, DELAY_MS);
+  for (const mailbox of API_WORLD_MAILBOXES) before.set(mailbox, await world.listedIds(mailbox));
   reportDir = mkdtempSync(join(tmpdir(), 'mailtwin-api-world-'));
   const args = [
     join(ROOT, 'bin/mailtwin-conformance.js'),
-    '--base-url',
-    required(server.vars, 'MAILTWIN_BASE_URL'),
-    '--key',
-    `follow-owner=${demoKey('own_acme', 'follow-owner')}`,
-    '--key',
-    `one-domain=${demoKey('own_acme', 'one-domain')}`,
-    '--key',
-    `selected-mailbox=${demoKey('own_acme', 'selected-mailbox')}`,
-    '--key',
-    `other-owner=${demoKey('own_northwind', 'follow-owner')}`,
-    '--key',
-    `disabled=${disabled.secret}`,
-    '--key',
-    `disabled-owner=${goneKey.secret}`,
-    '--webhook-listen',
-    `127.0.0.1:${port}`,
-    '--webhook-public-url',
-    publicUrl,
-    '--webhook-secret',
-    webhook.secret,
-    '--webhook-id',
-    webhook.id,
-    '--suppressed',
-    fixture.suppressions[0]!.address,
-    ...MAILBOXES.flatMap((mailbox) => ['--mailbox', mailbox]),
-    '--destructive',
-    '--max-rps',
-    '0',
+    ...world.flags,
     '--seed',
     '1',
     // A live certificate: certify, with the cases of a quick run to keep npm test short.
@@ -172,7 +60,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await server?.stop();
+  await world?.stop();
   if (reportDir !== undefined) rmSync(reportDir, { recursive: true, force: true });
 });
 
@@ -211,9 +99,11 @@ describe('mailtwin-conformance against a deployment through its API alone (an AP
 
   it('leaves the mailboxes as it found them: no email from the run is left', async () => {
     // Mail still on its way when the run ended arrives when the clock passes its delay.
-    await dashboard('POST', '/clock', { advanceMs: DELAY_MS });
-    for (const mailbox of MAILBOXES) {
-      const left = [...(await listedIds(mailbox))].filter((id) => !before.get(mailbox)!.has(id));
+    await world.dashboard('POST', '/clock', { advanceMs: DELAY_MS });
+    for (const mailbox of API_WORLD_MAILBOXES) {
+      const left = [...(await world.listedIds(mailbox))].filter(
+        (id) => !before.get(mailbox)!.has(id),
+      );
       expect(left, `${mailbox} keeps mail the run made`).toEqual([]);
     }
   });

@@ -17,6 +17,7 @@ const ERRORS = 'emulator/src/errors.ts';
 const THREADING = 'emulator/src/domain/threading.ts';
 const WEBHOOK_POLICY = 'emulator/src/domain/webhook-policy.ts';
 const EMAIL_STORE = 'emulator/src/store/email-store.ts';
+const SENDING = 'emulator/src/routes/sending.ts';
 
 const CODES_NOT_SHOWN = { section: '§7', quote: 'The list of code values: not shown.' };
 const STATUS_NOT_SHOWN = {
@@ -251,6 +252,57 @@ export const VARIANTS: readonly Variant[] = [
         file: 'emulator/src/routes/mailboxes.ts',
         find: 'a.address < b.address ? -1 : 1,',
         replace: 'a.address < b.address ? 1 : -1,',
+      },
+    ],
+  },
+  {
+    id: 'V-15',
+    // No decision: the document speaks to this point itself, and allows both behaviours.
+    change:
+      'identical send, reply and forward requests by one key within ten minutes answer the email the first one made (201, same id) instead of making another',
+    allowedBy: [
+      {
+        section: '§4.3',
+        quote:
+          'Send has no idempotency guarantee; a retry after an ambiguous timeout or transport error may produce a duplicate email.',
+      },
+      { section: '§4.7', quote: 'No idempotency guarantee.' },
+    ],
+    note: 'No guarantee is not a promise of duplicates: a service that deduplicates keeps every sentence, so the suite must pass it without a warning.',
+    edits: [
+      {
+        file: SENDING,
+        find: 'const origin = (c: Context) => new URL(c.req.url).origin;',
+        replace: `const origin = (c: Context) => new URL(c.req.url).origin;
+  const recent = new Map<string, { id: string; at: number }>();
+  /** The email an identical request by the same key made in the last ten minutes, else a new one. */
+  const once = async (c: Context<ApiEnv>, body: unknown, make: () => Promise<Email>) => {
+    const request = \`\${c.get('access').key.id} \${c.req.path} \${JSON.stringify(body)}\`;
+    const seen = recent.get(request);
+    const earlier = seen !== undefined && Date.now() - seen.at < 600_000 ? store.emails.get(seen.id) : undefined;
+    if (earlier !== undefined) return earlier;
+    const sent = await make();
+    recent.set(request, { id: sent.id, at: Date.now() });
+    return sent;
+  };`,
+      },
+      {
+        file: SENDING,
+        find: "return created(c, await sender.send(c.get('access'), body, origin(c)));",
+        replace:
+          "return created(c, await once(c, body, () => sender.send(c.get('access'), body, origin(c))));",
+      },
+      {
+        file: SENDING,
+        find: "return created(c, await sender.reply(c.get('access'), original, body, origin(c)));",
+        replace:
+          "return created(c, await once(c, body, () => sender.reply(c.get('access'), original, body, origin(c))));",
+      },
+      {
+        file: SENDING,
+        find: "return created(c, await sender.forward(c.get('access'), original, body, origin(c)));",
+        replace:
+          "return created(c, await once(c, body, () => sender.forward(c.get('access'), original, body, origin(c))));",
       },
     ],
   },

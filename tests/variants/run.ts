@@ -17,7 +17,10 @@
  *
  *   npm run variants                         every variant, both targets
  *   npm run variants -- --only V-1,V-3       just these
- *   npm run variants -- --targets in-process in-process only (or: live)
+ *   npm run variants -- --targets in-process in-process only (or: live, api)
+ *   npm run variants -- --targets api        against a separate server reached as an API world
+ *                                            (issue 15: no control plane, keys by role, a webhook
+ *                                            made as a dashboard would, mail arriving 300 ms late)
  *   npm run variants -- --jobs 2             variants run at once, each in its own copy (default 1)
  *   npm run variants -- --seed 7             the suite's seed (default 3, as test:conformance quick)
  *   npm run variants -- --full-strict        the strict run is the whole suite, not one check
@@ -29,13 +32,17 @@ import type { JsonReport } from '../../conformance/src/report-json.ts';
 import { makeWorkspace, REPO_ROOT, runChild } from '../mutants/workspace.ts';
 import { VARIANTS } from './catalogue.ts';
 import { judgeRun, strictFilter, type RunVerdict } from './judge.ts';
+import { startApiWorld } from './api-world-target.ts';
 import { startLiveTarget } from './live-target.ts';
 import { applyVariantTo, type Variant } from './variant.ts';
 
 /** At most this many documented failures are shown under a variant's line (all in the .md). */
 const SHOWN_FAILURES = 6;
 
-type TargetName = 'in-process' | 'live';
+type TargetName = 'in-process' | 'live' | 'api';
+
+/** How late mail arrives in the API world: a variant must not be failed for a late arrival. */
+const API_WORLD_DELAY_MS = 300;
 
 interface TargetOutcome {
   target: TargetName;
@@ -65,8 +72,8 @@ const jobs = Math.max(1, Number.parseInt(values.jobs, 10) || 1);
 const seed = String(Number.parseInt(values.seed, 10) || 3);
 const targets = values.targets.split(',').map((t) => t.trim()) as TargetName[];
 for (const target of targets) {
-  if (target !== 'in-process' && target !== 'live')
-    throw new Error(`unknown target "${target}": in-process or live`);
+  if (target !== 'in-process' && target !== 'live' && target !== 'api')
+    throw new Error(`unknown target "${target}": in-process, live or api`);
 }
 const only = values.only?.split(',').map((id) => id.trim());
 const variants = only === undefined ? VARIANTS : VARIANTS.filter((v) => only.includes(v.id));
@@ -130,8 +137,26 @@ async function runVariant(workspace: string, variant: Variant): Promise<VariantO
     restore = applyVariantTo(workspace, variant);
     for (const target of targets) {
       const normal = await runSuite(workspace, variant, target, false);
+      if (variant.departsFrom === undefined) {
+        // Nothing decided to depart from: any warning is the suite charging an allowed
+        // behaviour to a decision, and with none --strict has nothing to fail either.
+        outcome.targets.push({
+          target,
+          normal: normal.verdict,
+          strict: noWarningExpected(normal.verdict),
+          strictExit: null,
+        });
+        continue;
+      }
       const filter = strictFilter(normal.report, variant.departsFrom);
-      const unseen = unseenOn(normal.report, variant.departsFrom);
+      // Through the API alone a departure may stay out of sight (ties need mail received at
+      // one instant, which only a control plane can make): the API world is judged on never
+      // failing a documented rule, and what it could not see is said, not counted against it.
+      const unseen =
+        unseenOn(normal.report, variant.departsFrom) ??
+        (target === 'api' && filter === undefined
+          ? 'not seen through the API alone in this run'
+          : undefined);
       const strict =
         filter === undefined && !values['full-strict']
           ? { verdict: nothingToFail(unseen), exit: null }
@@ -168,7 +193,12 @@ async function runSuite(
 ): Promise<{ verdict: RunVerdict; exit: number | null; report: JsonReport | undefined }> {
   const reportDir = join(REPORTS, variant.id, `${target}${strict ? '-strict' : ''}`);
   mkdirSync(reportDir, { recursive: true });
-  const live = target === 'live' ? await startLiveTarget(workspace) : undefined;
+  const live =
+    target === 'live'
+      ? await startLiveTarget(workspace)
+      : target === 'api'
+        ? await startApiWorld(workspace, API_WORLD_DELAY_MS)
+        : undefined;
   try {
     const args = [
       join(workspace, 'bin/mailtwin-conformance.js'),
@@ -211,6 +241,21 @@ function unseenOn(report: JsonReport | undefined, ruleId: string): string | unde
   return rule.skipReasons.join('; ') || 'skipped';
 }
 
+/** The strict verdict of a variant that departs from no decision: it must not have warned. */
+function noWarningExpected(normal: RunVerdict): RunVerdict {
+  return {
+    warned: [],
+    documentedFailures: [],
+    decidedFailures: [],
+    problems:
+      normal.warned.length === 0
+        ? []
+        : [
+            `warned on ${normal.warned.join(', ')}, though the variant departs from no decision: the document allows it in its own words`,
+          ],
+  };
+}
+
 /**
  * The strict run's verdict when nothing warned: --strict would have nothing to fail. That is
  * the suite's blind spot unless the target could not check the rule at all (`unseen`), which
@@ -237,7 +282,8 @@ function nothingToFail(unseen: string | undefined): RunVerdict {
  */
 function line(outcome: VariantOutcome): string {
   const { variant } = outcome;
-  const head = `${conformant(outcome) ? 'ok  ' : 'FAIL'} ${variant.id.padEnd(5)} departs ${variant.departsFrom.padEnd(5)}`;
+  const departs = variant.departsFrom ?? 'none';
+  const head = `${conformant(outcome) ? 'ok  ' : 'FAIL'} ${variant.id.padEnd(5)} departs ${departs.padEnd(5)}`;
   const minutes = `${Math.floor(outcome.seconds / 60)}m ${Math.round(outcome.seconds % 60)}s`;
   if (outcome.setup.length > 0)
     return `${head} could not run: ${outcome.setup.join('; ')} (${minutes})`;
@@ -246,14 +292,16 @@ function line(outcome: VariantOutcome): string {
     const parts = [
       t.normal.warned.length > 0 ? `warned ${t.normal.warned.join(', ')}` : 'no warning',
     ];
-    if (!t.normal.warned.includes(variant.departsFrom))
+    if (variant.departsFrom !== undefined && !t.normal.warned.includes(variant.departsFrom))
       parts.push(`${variant.departsFrom} not warned`);
     const documented = t.normal.documentedFailures.map((f) => f.rule);
     if (documented.length > 0) parts.push(`documented FAILED ${documented.join(', ')}`);
     parts.push(
-      t.strict.unseen === undefined
-        ? `strict exit ${t.strictExit ?? '-'}`
-        : `${variant.departsFrom} not checkable here (${t.strict.unseen})`,
+      variant.departsFrom === undefined
+        ? 'no decision departed from, --strict not needed'
+        : t.strict.unseen === undefined
+          ? `strict exit ${t.strictExit ?? '-'}`
+          : `${departs} not checkable here (${t.strict.unseen})`,
     );
     for (const failure of t.normal.documentedFailures.slice(0, SHOWN_FAILURES)) {
       details.push(
@@ -302,7 +350,7 @@ function renderMarkdown(list: VariantOutcome[]): string {
       const result =
         problems.length === 0 ? 'conformant' : `NOT conformant: ${problems.length} problem(s)`;
       md.push(
-        `| ${variant.id} | ${variant.departsFrom} | ${cell(variant.change)} | ${cell(allowed)} | ${t?.target ?? '-'} | ${t?.normal.warned.join(', ') ?? ''} | ${t?.strictExit ?? (t?.strict.unseen === undefined ? '' : `not run: ${cell(t.strict.unseen)}`)} | ${result} |`,
+        `| ${variant.id} | ${variant.departsFrom ?? 'none'} | ${cell(variant.change)} | ${cell(allowed)} | ${t?.target ?? '-'} | ${t?.normal.warned.join(', ') ?? ''} | ${t?.strictExit ?? (t?.strict.unseen === undefined ? '' : `not run: ${cell(t.strict.unseen)}`)} | ${result} |`,
       );
       if (problems.length > 0) {
         details.push(
