@@ -74,6 +74,9 @@ export class MailWatch {
       return;
     }
     if (typeof sent?.id !== 'string') return;
+    // An answer naming an email already made (a deduplicating target answering an identical
+    // request again) brings no new copy: awaiting one would wait out --delivery-timeout.
+    if (this.created.has(sent.id)) return;
     this.created.add(sent.id);
     const recipients = [sent.to, sent.cc, sent.bcc]
       .flatMap((list) => (Array.isArray(list) ? list : []))

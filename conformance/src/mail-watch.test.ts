@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiClient, ApiResponse } from './client.ts';
+import { MailWatch, type ListedEmail } from './mail-watch.ts';
+
+/** A mailbox the fake target lists: what it holds now, and how many listings were asked. */
+function fakeTarget(initial: ListedEmail[]) {
+  const held = [...initial];
+  let listings = 0;
+  const api = {
+    request: async ({ path }: { path: string }) => {
+      if (path !== '/emails') throw new Error(`unexpected request ${path}`);
+      listings += 1;
+      return response(200, { emails: held });
+    },
+  } as unknown as ApiClient;
+  return { api, held, listings: () => listings };
+}
+
+function response(status: number, body: unknown): ApiResponse {
+  const text = JSON.stringify(body);
+  return {
+    status,
+    headers: new Headers({ 'content-type': 'application/json' }),
+    bytes: new TextEncoder().encode(text),
+    text,
+    json: <T>() => JSON.parse(text) as T,
+  } as ApiResponse;
+}
+
+const email = (id: string, receivedAt: string, from = 'someone@example.com'): ListedEmail => ({
+  id,
+  mailbox: 'hello@acme.test',
+  folder: 'inbox',
+  receivedAt,
+  from: { address: from, name: null },
+  subject: 'Hi',
+});
+
+/** A send's answer: its sent copy, addressed to the watched mailbox. */
+const sentTo = (id: string) =>
+  response(201, { id, to: [{ address: 'hello@acme.test', name: null }], cc: [], bcc: [] });
+
+describe('MailWatch (API world)', () => {
+  it('awaits one copy per email made, so an identical request answered with the same email awaits none more', async () => {
+    const target = fakeTarget([email('old', '2026-01-01T00:00:00Z')]);
+    // Long enough that waiting it out would time the test out: the watch must not wait for it.
+    const watch = new MailWatch(target.api, 'sk-test', ['hello@acme.test'], 600_000);
+    await watch.start();
+    watch.recordWrite(sentTo('sent-1'));
+    watch.recordWrite(sentTo('sent-1')); // a deduplicating target answers the same email again
+    target.held.push(email('copy-1', '2026-01-02T00:00:00Z', 'hello@acme.test'));
+    const listingsBefore = target.listings();
+    const fresh = await watch.newEmails('hello@acme.test');
+    expect(fresh.map((e) => e.id)).toEqual(['copy-1']);
+    // One round of listings to see the copy arrive, and one to answer: no polling.
+    expect(target.listings() - listingsBefore).toBeLessThanOrEqual(12);
+  });
+
+  it('keeps waiting for a second copy when the answers name two emails', async () => {
+    const target = fakeTarget([]);
+    const watch = new MailWatch(target.api, 'sk-test', ['hello@acme.test'], 600_000);
+    await watch.start();
+    watch.recordWrite(sentTo('sent-1'));
+    watch.recordWrite(sentTo('sent-2'));
+    target.held.push(email('copy-1', '2026-01-02T00:00:00Z'));
+    let settled = false;
+    const reading = watch.newEmails('hello@acme.test').then((emails) => {
+      settled = true;
+      return emails;
+    });
+    // The watch polls while one copy is missing; the second arrives, and it answers with both.
+    while (target.listings() < 20) await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    target.held.push(email('copy-2', '2026-01-02T00:00:01Z'));
+    expect((await reading).map((e) => e.id).sort()).toEqual(['copy-1', 'copy-2']);
+  });
+});
