@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { it } from 'vitest';
 import { ChargedFailure, charge, chargedRule } from './charge.ts';
-import { ApiClient, NoAnswer } from './client.ts';
+import { ApiClient, NoAnswer, type StoredUpload } from './client.ts';
 import { readRunConfig, type Need, type RunConfig } from './config.ts';
 import { replayContextFor } from './curl.ts';
 import { replayExchanges, type Exchange } from './exchange.ts';
@@ -26,6 +26,8 @@ declare module 'vitest' {
     requests?: number;
     /** fast-check cases it ran. */
     cases?: number;
+    /** Files it stored on a live target, which no endpoint deletes (§4.9). */
+    uploads?: StoredUpload[];
     /**
      * When it failed: the rules its failure was charged to (`expectAt`/`chargeTo`, charge.ts),
      * as the failure named them; absent when it named none. summary.ts decides what that
@@ -186,6 +188,8 @@ export function rule(
       const { target, validator, run } = await sharedState();
       const log: Exchange[] = [];
       const counts = { requests: 0, cases: 0 };
+      // Files stored on a live target stay there (no endpoint deletes an upload): reported.
+      const uploads: StoredUpload[] = [];
       const limiter = workerRateLimiter(run.workerMaxRps);
       const api = new ApiClient(target, validator, log, {
         writes: needs.includes('destructive'),
@@ -196,6 +200,7 @@ export function rule(
         ...(limiter === undefined ? {} : { limiter }),
         counter: counts,
         requestTimeoutMs: run.requestTimeoutMs,
+        ...(target.kind === 'live' ? { uploads } : {}),
       });
       const property = <T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>) =>
         checkProperty(log, counts, arbitrary, predicate);
@@ -232,6 +237,7 @@ export function rule(
         for (const undo of undos) await undo().catch(() => undefined);
         context.task.meta.requests = counts.requests;
         context.task.meta.cases = counts.cases;
+        if (uploads.length > 0) context.task.meta.uploads = uploads;
       }
     },
   );

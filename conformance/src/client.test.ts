@@ -183,3 +183,37 @@ describe('ApiClient on a kept-alive connection the target closed', () => {
     expect(sent).toEqual(['reset POST']);
   });
 });
+
+describe('ApiClient uploads left on the target', () => {
+  /** A target that stores an upload (201 with its id) and refuses one (400). */
+  function storingTarget() {
+    const { target } = fakeTarget();
+    let stored = 0;
+    const storing: Target = {
+      ...target,
+      fetch: async (request) => {
+        const path = new URL(request.url).pathname;
+        if (path.endsWith('/attachments') && request.method === 'POST' && stored++ === 0)
+          return Response.json({ id: 'att_1', name: 'a.txt', size: 3 }, { status: 201 });
+        if (path.endsWith('/attachments'))
+          return Response.json({ code: 'invalid_field', message: 'no file' }, { status: 400 });
+        return Response.json({ id: 'em_1' }, { status: 201 });
+      },
+    };
+    return storing;
+  }
+
+  it('lists every file the target stored, and no refused upload or other write', async () => {
+    const uploads: NonNullable<ClientPolicy['uploads']> = [];
+    const api = new ApiClient(storingTarget(), VALIDATOR, [], { writes: true, uploads });
+    const form = () => {
+      const data = new FormData();
+      data.append('file', new Blob(['abc']), 'a.txt');
+      return data;
+    };
+    await api.request({ method: 'POST', path: '/attachments', body: form() });
+    await api.request({ method: 'POST', path: '/attachments', body: form() });
+    await api.request({ method: 'POST', path: '/emails/send', json: {} });
+    expect(uploads).toEqual([{ id: 'att_1', name: 'a.txt', size: 3 }]);
+  });
+});

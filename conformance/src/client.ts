@@ -81,6 +81,18 @@ export interface ClientPolicy {
   counter?: { requests: number };
   /** How long a request may take, answer body included (`--request-timeout`); none when unset. */
   requestTimeoutMs?: number;
+  /**
+   * Collects every file the target stored (a 2xx to POST /attachments): no endpoint deletes
+   * an upload (§4.9), so a run against a live target lists what it leaves behind.
+   */
+  uploads?: StoredUpload[];
+}
+
+/** A file a check uploaded and could not delete: its id, name and size as the target answered. */
+export interface StoredUpload {
+  id: string;
+  name?: string;
+  size?: number;
 }
 
 /**
@@ -146,6 +158,13 @@ export class ApiClient {
       });
       exchange.violations = judgement.violations;
       if (judgement.charge !== undefined) throw new ContractViolation(exchange, judgement.charge);
+      if (
+        method === 'POST' &&
+        response.status >= 200 &&
+        response.status < 300 &&
+        url.pathname.endsWith('/attachments')
+      )
+        this.noteUpload(text);
     }
     return {
       status: response.status,
@@ -163,6 +182,21 @@ export class ApiClient {
         }
       },
     };
+  }
+
+  private noteUpload(text: string): void {
+    if (this.policy.uploads === undefined) return;
+    try {
+      const { id, name, size } = JSON.parse(text) as Partial<StoredUpload>;
+      if (typeof id !== 'string') return;
+      this.policy.uploads.push({
+        id,
+        ...(typeof name === 'string' ? { name } : {}),
+        ...(typeof size === 'number' ? { size } : {}),
+      });
+    } catch {
+      // Not JSON: the contract check above has already judged the answer.
+    }
   }
 
   /**

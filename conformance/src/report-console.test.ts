@@ -306,6 +306,19 @@ describe('formatConsoleReport', () => {
     ]);
   });
 
+  it('says how many files a live run left on the target, which no endpoint deletes', () => {
+    const uploadsLeft = [
+      { id: 'att_1', name: 'a.txt', size: 3, check: 'stores any upload' },
+      { id: 'att_2', check: 'stores any upload' },
+    ];
+    const live = { ...FACTS, targetKind: 'live' as const, requests: 10, cases: 0, uploadsLeft };
+    expect(lines(formatConsoleReport(summary([]), live))).toContain(
+      'Uploads left: 2 files stored on the target, which no endpoint deletes (§4.9); ids in report.json (figures.uploadsLeft)',
+    );
+    const none = lines(formatConsoleReport(summary([]), { ...live, uploadsLeft: [] }));
+    expect(none.some((line) => line.startsWith('Uploads left'))).toBe(false);
+  });
+
   it('names a profile other than full, strictness and the shard in the first line', () => {
     expect(lines(formatConsoleReport(summary([]), { ...FACTS, profile: 'full' }))[0]).toBe(
       'mailtwin conformance against the emulator (seed 42, 50 runs per property)',

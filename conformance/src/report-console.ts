@@ -117,6 +117,11 @@ export function closingLines(summary: Summary, facts: RunFacts): string[] {
   if (facts.requests !== undefined) lines.push(`Requests: ${formatCount(facts.requests)} sent`);
   if (facts.cases !== undefined)
     lines.push(`Generated cases: ${formatCount(facts.cases)} (fast-check runs)`);
+  const left = facts.targetKind === 'live' ? (facts.uploadsLeft?.length ?? 0) : 0;
+  if (left > 0)
+    lines.push(
+      `Uploads left: ${plural(left, 'file')} stored on the target, which no endpoint deletes (§4.9); ids in report.json (figures.uploadsLeft)`,
+    );
   lines.push(`Time: ${(facts.durationMs / 1000).toFixed(1)} s`, resultLine(summary, facts, run));
   return lines;
 }

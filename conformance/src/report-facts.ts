@@ -1,4 +1,5 @@
 import { NEEDS, type Need, type ProfileName } from './config.ts';
+import type { StoredUpload } from './client.ts';
 import type { Rule } from './rules.ts';
 import {
   chargeOf,
@@ -31,6 +32,8 @@ export interface RunFacts {
   /** HTTP requests sent and fast-check cases run, over all workers (figures, not asserted). */
   requests?: number;
   cases?: number;
+  /** Files the run stored on a live target and could not delete (§4.9 has no delete). */
+  uploadsLeft?: UploadLeft[];
   /** When the run started (ISO 8601). */
   startedAt?: string;
   /** SHA-256 (hex) of spec/openapi.yaml and conformance/rules.yaml as this run read them. */
@@ -40,15 +43,27 @@ export interface RunFacts {
   rerun?: string;
 }
 
+/** A file a check stored on the target, with the check that stored it. */
+export interface UploadLeft extends StoredUpload {
+  check: string;
+}
+
 /** The run's figures, summed over the tests every worker reported. */
-export function figuresOf(outcomes: readonly TestOutcome[]): { requests: number; cases: number } {
+export function figuresOf(outcomes: readonly TestOutcome[]): {
+  requests: number;
+  cases: number;
+  uploadsLeft: UploadLeft[];
+} {
   let requests = 0;
   let cases = 0;
+  const uploadsLeft: UploadLeft[] = [];
   for (const outcome of outcomes) {
     requests += outcome.requests ?? 0;
     cases += outcome.cases ?? 0;
+    for (const upload of outcome.uploads ?? [])
+      uploadsLeft.push({ ...upload, check: outcome.name });
   }
-  return { requests, cases };
+  return { requests, cases, uploadsLeft };
 }
 
 export const STATUS_LABEL: Record<RuleStatus, string> = {

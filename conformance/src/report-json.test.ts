@@ -98,6 +98,8 @@ describe('formatJsonReport', () => {
     expect(report.figures).toEqual({
       requests: 1234,
       generatedCases: 250,
+      // A live target: nothing uploaded in this run, so nothing is left there.
+      uploadsLeft: [],
       durationMs: 12345,
       checks: { total: 4, passed: 1, failed: 2, skipped: 1 },
     });

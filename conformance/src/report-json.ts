@@ -6,6 +6,7 @@ import {
   runCoverage,
   skipReasons,
   type RunFacts,
+  type UploadLeft,
 } from './report-facts.ts';
 import type { RuleSource } from './rules.ts';
 import {
@@ -45,6 +46,8 @@ export interface JsonReport {
   figures: {
     requests: number | null;
     generatedCases: number | null;
+    /** Files stored on a live target that no endpoint deletes (§4.9); null in process. */
+    uploadsLeft: UploadLeft[] | null;
     durationMs: number;
     checks: { total: number; passed: number; failed: number; skipped: number };
   };
@@ -183,6 +186,7 @@ export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
     figures: {
       requests: facts.requests ?? null,
       generatedCases: facts.cases ?? null,
+      uploadsLeft: facts.targetKind === 'live' ? (facts.uploadsLeft ?? []) : null,
       durationMs: Math.round(facts.durationMs),
       checks: {
         total: checks.length,

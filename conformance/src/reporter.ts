@@ -53,6 +53,7 @@ export class RuleCollector implements Reporter {
           state,
           requests: meta.requests ?? 0,
           cases: meta.cases ?? 0,
+          ...(meta.uploads === undefined ? {} : { uploads: [...meta.uploads] }),
           durationMs: test.diagnostic()?.duration ?? 0,
           ...(result.state === 'skipped'
             ? { skipReason: result.note ?? this.defaultSkipReason }

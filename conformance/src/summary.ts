@@ -1,3 +1,4 @@
+import type { StoredUpload } from './client.ts';
 import { HARNESS_NEEDS, NEEDS, type Need } from './config.ts';
 import { selectCheck } from './profiles.ts';
 import type { Rule } from './rules.ts';
@@ -27,6 +28,8 @@ export interface TestOutcome {
   requests?: number;
   cases?: number;
   durationMs?: number;
+  /** Files it stored on a live target, which no endpoint deletes (§4.9). */
+  uploads?: StoredUpload[];
 }
 
 /** A check that did not run, and why. */
