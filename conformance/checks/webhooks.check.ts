@@ -15,6 +15,7 @@ import { chargeTo, expectAt } from '../src/charge.ts';
 import { rule, type CheckContext } from '../src/check.ts';
 import { ControlClient, createTenant } from '../src/control-client.ts';
 import { randomTag, world, type World } from '../src/send-world.ts';
+import type { Target } from '../src/targets.ts';
 import { WebhookReceiver, liveReceiver, type ReceivedDelivery } from '../src/webhook-receiver.ts';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -46,6 +47,17 @@ const mailboxesOf = (deliveries: ReceivedDelivery[]) =>
 function header(delivery: ReceivedDelivery, name: string): string {
   const value = delivery.headers[name.toLowerCase()];
   return Array.isArray(value) ? value.join(', ') : (value ?? '');
+}
+
+/**
+ * The URL a webhook is made with for `receiver`: under the public name the target reaches the
+ * suite's receiver by (targets.ts, receiverHost), else the receiver's loopback URL as it is.
+ */
+function hookUrl(target: Target, receiver: WebhookReceiver): string {
+  if (target.receiverHost === undefined) return receiver.url;
+  const url = new URL(receiver.url);
+  url.hostname = target.receiverHost;
+  return url.toString();
 }
 
 async function withReceiver<T>(run: (receiver: WebhookReceiver) => Promise<T>): Promise<T> {
@@ -111,7 +123,11 @@ async function configuredWebhook(context: CheckContext, w: World) {
   }
   const receiver = await WebhookReceiver.start();
   try {
-    const made = await w.control.createWebhook(w.tenant.ownerId!, receiver.url, 'follow-owner');
+    const made = await w.control.createWebhook(
+      w.tenant.ownerId!,
+      hookUrl(target, receiver),
+      'follow-owner',
+    );
     return {
       receiver,
       close: () => receiver.close(),
@@ -212,7 +228,11 @@ rule(
     const control = new ControlClient(api, target.control!);
     const tenant = await createTenant(control);
     await withReceiver(async (receiver) => {
-      const webhook = await control.createWebhook(tenant.ownerId, receiver.url, 'follow-owner');
+      const webhook = await control.createWebhook(
+        tenant.ownerId,
+        hookUrl(target, receiver),
+        'follow-owner',
+      );
       expectAt('2.5-R3', webhook.secret.startsWith('whsec_')).toBe(true);
       const { id } = await inbound(control, tenant.mailboxes[0]!, 'Café ☕ 日本語');
       const [delivery] = await chargeTo('6.1-R1', () => receiver.waitFor(1));
@@ -281,13 +301,13 @@ rule(
     await withReceiver(async (all) => {
       await withReceiver(async (onlyB) => {
         await withReceiver(async (stranger) => {
-          await control.createWebhook(tenant.ownerId, all.url, 'one-domain', {
+          await control.createWebhook(tenant.ownerId, hookUrl(target, all), 'one-domain', {
             domain: tenant.domain,
           });
-          await control.createWebhook(tenant.ownerId, onlyB.url, 'selected-mailbox', {
+          await control.createWebhook(tenant.ownerId, hookUrl(target, onlyB), 'selected-mailbox', {
             mailboxes: [b],
           });
-          await control.createWebhook(other.ownerId, stranger.url, 'follow-owner');
+          await control.createWebhook(other.ownerId, hookUrl(target, stranger), 'follow-owner');
           await inbound(control, a);
           // Local delivery: a sends to b, so b's inbox copy is new mail reaching b.
           const sent = await api.request({
@@ -332,7 +352,7 @@ rule(
     const tenant = await createTenant(control, 2);
     const [a, b] = tenant.mailboxes as [string, string];
     await withReceiver(async (receiver) => {
-      await control.createWebhook(tenant.ownerId, receiver.url, 'follow-owner');
+      await control.createWebhook(tenant.ownerId, hookUrl(target, receiver), 'follow-owner');
       await control.revoke(tenant.ownerId, b);
       await inbound(control, b);
       await inbound(control, a);
@@ -345,8 +365,8 @@ rule(
 );
 
 rule(
-  ['6.4-R3', 'D-34', '2.5-R1', '6.4-R6', 'D-30', '6.4-R4'],
-  'retries a delivery answered 500, redirected or too late, exactly on the schedule, until a 2xx',
+  ['6.4-R3', 'D-34', '2.5-R1', '6.4-R6', 'D-30', '6.4-R4', '6.4-R2', '6.2-R1'],
+  'retries a delivery answered 500, redirected or too late, exactly on the schedule, until a 2xx, every attempt a POST of the same email and webhook IDs',
   async ({ api, target }) => {
     const control = new ControlClient(api, target.control!);
     const tenant = await createTenant(control);
@@ -361,7 +381,11 @@ rule(
             { status: 200, delayMs: late },
           ][n] ?? { status: 204 },
       );
-      const webhook = await control.createWebhook(tenant.ownerId, receiver.url, 'follow-owner');
+      const webhook = await control.createWebhook(
+        tenant.ownerId,
+        hookUrl(target, receiver),
+        'follow-owner',
+      );
       await inbound(control, tenant.mailboxes[0]!);
       await chargeTo('6.4-R3', () => receiver.waitFor(1));
       await settle(control);
@@ -396,6 +420,23 @@ rule(
       // (§6.3), so a retry hours later must carry a new one.
       const stamps = receiver.deliveries.map((d) => header(d, 'x-service-timestamp'));
       expectAt('6.4-R3', new Set(stamps).size, 'a new timestamp per attempt').toBe(4);
+      // Every attempt is the same event: a POST to the webhook's URL (§6.2) with the email ID
+      // and webhook ID a receiver deduplicates by (§6.4), in the header and the body alike.
+      const path = new URL(hookUrl(target, receiver)).pathname;
+      for (const [i, attempt] of receiver.deliveries.entries()) {
+        const what = `attempt ${i + 1}`;
+        expectAt('6.2-R1', attempt.method, `${what} is a POST`).toBe('POST');
+        expectAt('6.2-R1', attempt.path.split('?')[0], `${what} goes to the webhook URL`).toBe(
+          path,
+        );
+        const body = JSON.parse(attempt.rawBody.toString('utf8')) as {
+          webhookId: string;
+          data: { id: string };
+        };
+        expectAt('6.4-R2', header(attempt, 'x-service-webhook-id'), what).toBe(webhook.id);
+        expectAt('6.4-R2', body.webhookId, `${what}: webhookId`).toBe(webhook.id);
+        expectAt('6.4-R2', body.data.id, `${what}: the same email ID`).toBe(delivery!.emailId);
+      }
       decided.rethrow();
     });
   },
@@ -414,7 +455,11 @@ rule(
     const mailbox = tenant.mailboxes[0]!;
     await withReceiver(async (receiver) => {
       receiver.answerWith(() => ({ status: 503 }));
-      const webhook = await control.createWebhook(tenant.ownerId, receiver.url, 'follow-owner');
+      const webhook = await control.createWebhook(
+        tenant.ownerId,
+        hookUrl(target, receiver),
+        'follow-owner',
+      );
       // §3.2 and §6.4 pause an endpoint that keeps failing after some number of failures that
       // is not shown; one new email (one first attempt) at a time until it is paused. The
       // bound is far above any threshold a deployment would choose; D-35's is 15.
@@ -527,6 +572,18 @@ rule(
       'ftp://hooks.example.com/hook',
       'file:///etc/passwd',
       'http://intranet/hook',
+      // Local addresses (§2.5): loopback in every notation and localhost names. The suite's
+      // in-process emulator is as strict as a deployment (its receiver has a public name).
+      'http://127.0.0.1/hook',
+      'http://127.1:8080/hook',
+      'http://2130706433/hook',
+      'http://0x7f.0.0.1/hook',
+      'http://[::1]/hook',
+      'http://[::ffff:127.0.0.1]/hook',
+      'http://0.0.0.0/hook',
+      'http://localhost/hook',
+      'http://LOCALHOST./hook',
+      'https://hooks.localhost/hook',
     ];
     for (const url of refused) {
       const answer = await control.refuseWebhook(tenant.ownerId, url);
@@ -545,6 +602,112 @@ rule(
       const { status } = await control.refuseWebhook(tenant.ownerId, url);
       expectAt(at, status >= 200 && status <= 299, `${url} is accepted: ${status}`).toBe(true);
     }
+  },
+  { needs: ['provisioning', 'webhook-config'] },
+);
+
+rule(
+  ['2.5-R2', '6.1-R1'],
+  "keeps a one-domain webhook to its domain: mail reaching the owner's mailbox in another domain is not delivered to it",
+  async ({ api, target }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    const inside = tenant.mailboxes[0]!;
+    // The same owner's mailbox in a second domain: covered by the owner, not by the webhook.
+    const outside = `box@o${randomTag()}.conformance.test`;
+    await control.createMailbox(outside, 'Other domain');
+    await control.grant(tenant.ownerId, outside);
+    await withReceiver(async (receiver) => {
+      const webhook = await control.createWebhook(
+        tenant.ownerId,
+        hookUrl(target, receiver),
+        'one-domain',
+        { domain: tenant.domain },
+      );
+      // Outside first: had it been delivered, it would be there before the inside one.
+      const excluded = await inbound(control, outside, 'Other domain');
+      const covered = await inbound(control, inside, 'Own domain');
+      await chargeTo('6.1-R1', () => receiver.waitFor(1));
+      await settle(control);
+      expectAt('2.5-R2', mailboxesOf(receiver.deliveries), 'delivered mailboxes').toEqual([inside]);
+      const recorded = (await control.deliveries(webhook.id)).map((d) => d.emailId);
+      expectAt('2.5-R2', recorded, 'deliveries the dashboard shows').toEqual([covered.id]);
+      expectAt('2.5-R2', recorded.includes(excluded.id)).toBe(false);
+    });
+  },
+  { needs: ['crafted-mail', 'provisioning', 'clock', 'webhook-receiver', 'webhook-config'] },
+);
+
+rule(
+  ['6.1-R2', '6.4-R4'],
+  'reports a Send test that the endpoint does not answer with a 2xx as failed, with its status, and one it accepts as succeeded',
+  async ({ api, target }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    await withReceiver(async (receiver) => {
+      receiver.answerWith((n) => (n === 0 ? { status: 500 } : { status: 204 }));
+      const webhook = await control.createWebhook(
+        tenant.ownerId,
+        hookUrl(target, receiver),
+        'follow-owner',
+      );
+      const failed = await control.testWebhook(webhook.id);
+      await chargeTo('6.1-R2', () => receiver.waitFor(1));
+      // §6.1: the endpoint must return 2xx; a 500 is a failed test, shown as one (§6.4).
+      expectAt('6.1-R2', failed.ok, 'a test answered 500 is not a success').toBe(false);
+      expectAt('6.4-R4', failed.statusCode, 'the failed test shows the status').toBe(500);
+      const passed = await control.testWebhook(webhook.id);
+      expectAt('6.1-R2', passed.ok, 'a test answered 204 succeeds').toBe(true);
+      expectAt('6.4-R4', passed.statusCode).toBe(204);
+      const shown = (await control.deliveries(webhook.id)).map((d) => d.status);
+      expectAt('6.4-R4', [...shown].sort(), 'both tests are listed').toEqual(
+        ['failed', 'succeeded'].sort(),
+      );
+      expectAt('6.1-R2', receiver.deliveries, 'two test deliveries').toHaveLength(2);
+    });
+  },
+  { needs: ['provisioning', 'webhook-receiver', 'webhook-config'] },
+);
+
+rule(
+  ['2.1-R2', '2.5-R3'],
+  "shows a key's secret and a webhook's signing secret once, in the answer that creates it, and in no later view",
+  async ({ api, target }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    const key = await control.createKey(tenant.ownerId, 'follow-owner');
+    expectAt('2.1-R2', key.secret, 'shown at creation').toMatch(/^sk-/);
+    const made = await control.createWebhook(
+      tenant.ownerId,
+      'https://hooks.example.com/mail',
+      'follow-owner',
+    );
+    expectAt('2.5-R3', made.secret, 'shown at creation').toMatch(/^whsec_/);
+    // Every later view of the dashboard's stand-in: the lists and the records themselves.
+    const views = async (path: string) => {
+      const response = await api.request({
+        path: `${target.control!.baseUrl}${path}`,
+        absolute: true,
+        headers: { Authorization: `Bearer ${target.control!.token}` },
+      });
+      expectAt(path.startsWith('/keys') ? '2.1-R2' : '2.5-R3', response.status, path).toBe(200);
+      return response.text;
+    };
+    for (const path of ['/keys', `/owners/${encodeURIComponent(tenant.ownerId)}`]) {
+      const text = await views(path);
+      expectAt('2.1-R2', text.includes(key.secret), `GET ${path} shows no key secret`).toBe(false);
+    }
+    for (const path of ['/webhooks', `/webhooks/${encodeURIComponent(made.id)}`]) {
+      const text = await views(path);
+      expectAt('2.5-R3', text.includes(made.secret), `GET ${path} shows no signing secret`).toBe(
+        false,
+      );
+      expectAt('2.5-R3', text.includes(made.id), `GET ${path} shows the webhook`).toBe(true);
+    }
+    // The key still works: it was shown once, not made once and lost.
+    expectAt('2.1-R2', (await api.request({ path: '/mailboxes', apiKey: key.secret })).status).toBe(
+      200,
+    );
   },
   { needs: ['provisioning', 'webhook-config'] },
 );

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createApp, defaultDeps } from '../../emulator/src/app.ts';
+import { httpConnector, type Connector } from '../../emulator/src/webhooks/connector.ts';
+import type { Resolver } from '../../emulator/src/webhooks/endpoint-guard.ts';
 import {
   DEFAULT_DELIVERY_TIMEOUT_MS,
   type KeyRole,
@@ -33,6 +35,12 @@ export interface Target {
   readonly mailboxes?: readonly string[];
   /** The emulator's control plane (the dashboard's stand-in), when the target has one. */
   readonly control: { baseUrl: string; token: string } | undefined;
+  /**
+   * The public host name the in-process emulator reaches the suite's loopback receiver by: it
+   * refuses local webhook addresses as a deployment does (§2.5), and its injected resolver and
+   * connector lead this one name to this machine. Unset: a receiver's URL is used as it is.
+   */
+  readonly receiverHost?: string;
   /** How long the target waits for a webhook receiver, when known (D-30 says 10 s). */
   readonly webhookTimeoutMs?: number;
   /** What this target offers among the needs checks may declare. */
@@ -46,15 +54,40 @@ const IN_PROCESS_WEBHOOK_TIMEOUT_MS = 400;
 /** The in-process emulator answers on this made-up origin; nothing is listening there. */
 const IN_PROCESS_ORIGIN = 'http://mailtwin.test';
 
+/**
+ * The public name of the suite's receiver for the in-process emulator, and the public address
+ * its resolver gives it: never connected to, the connector leads it to loopback instead.
+ */
+const RECEIVER_HOST = 'receiver.mailtwin-conformance.example';
+const RECEIVER_ADDRESS = '93.184.216.34';
+
+/** Only the receiver's name resolves; nothing else may leave this machine. */
+const receiverResolver: Resolver = async (hostname) => {
+  if (hostname.toLowerCase().replace(/\.$/, '') === RECEIVER_HOST)
+    return [{ address: RECEIVER_ADDRESS, family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+};
+
+/** Deliveries to the receiver's name go to loopback, on the URL's port; nothing else is sent. */
+const receiverConnector: Connector = async (delivery) => {
+  if (delivery.address !== RECEIVER_ADDRESS || delivery.url.hostname !== RECEIVER_HOST)
+    throw new Error(`the suite connects to no address but its receiver's (${delivery.address})`);
+  return httpConnector({ ...delivery, address: '127.0.0.1' });
+};
+
 export function createTarget(config: TargetConfig): Target {
   if (config.kind === 'emulator') {
     const controlToken = `conformance-${randomUUID()}`;
-    // Loopback webhook targets allowed, so checks can run their own receiver on this machine;
-    // a short delivery deadline, so the time-out check takes milliseconds, not 10 s.
+    // Strict about webhook targets, as deployed (§2.5: no local addresses, so the guard checks
+    // are real); the suite's receiver on this machine is reached by a public name its resolver
+    // and connector lead here. A short delivery deadline, so the time-out check takes
+    // milliseconds, not 10 s.
     const app = createApp(
       defaultDeps({
         controlToken,
-        allowLoopbackWebhooks: true,
+        allowLoopbackWebhooks: false,
+        resolver: receiverResolver,
+        connector: receiverConnector,
         webhookTimeoutMs: IN_PROCESS_WEBHOOK_TIMEOUT_MS,
         logError: () => {},
       }),
@@ -66,6 +99,7 @@ export function createTarget(config: TargetConfig): Target {
       apiKey: undefined,
       control: { baseUrl: `${IN_PROCESS_ORIGIN}/_mailtwin/v1`, token: controlToken },
       offers: offeredNeeds(config),
+      receiverHost: RECEIVER_HOST,
       webhookTimeoutMs: IN_PROCESS_WEBHOOK_TIMEOUT_MS,
       deliveryTimeoutMs: DEFAULT_DELIVERY_TIMEOUT_MS,
       fetch: async (request) => app.fetch(request),

@@ -15,10 +15,22 @@ const REQUIRED_FIELDS =
 const FORWARD_UNKNOWN =
   'refuses to forward an email that does not exist with 404 email_not_found, sending and storing nothing';
 
+const ONE_DOMAIN_WEBHOOK =
+  "keeps a one-domain webhook to its domain: mail reaching the owner's mailbox in another domain is not delivered to it";
+const WEBHOOK_RETRIES =
+  'retries a delivery answered 500, redirected or too late, exactly on the schedule, until a 2xx, every attempt a POST of the same email and webhook IDs';
+const WEBHOOK_URLS = 'refuses webhook endpoints that are not public http(s) URLs';
+const FAILED_TEST =
+  'reports a Send test that the endpoint does not answer with a 2xx as failed, with its status, and one it accepts as succeeded';
+const SHOWN_ONCE =
+  "shows a key's secret and a webhook's signing secret once, in the answer that creates it, and in no later view";
+
 const AUTH = 'emulator/src/http/auth.ts';
 const APP = 'emulator/src/app.ts';
 const SPEC = 'spec/openapi.yaml';
 const SENDING_ROUTES = 'emulator/src/routes/sending.ts';
+const DISPATCHER = 'emulator/src/webhooks/dispatcher.ts';
+const GUARD = 'emulator/src/webhooks/endpoint-guard.ts';
 
 export const SUITE_POWER: readonly NamedMutant[] = [
   // --- §5: the key only in the Authorization header, on every operation ---
@@ -102,5 +114,97 @@ export const SUITE_POWER: readonly NamedMutant[] = [
     replace: `  app.post('/:emailId/forward', async (c) => {
     const original = store.emails.get(c.req.param('emailId'))!;`,
     caughtBy: FORWARD_UNKNOWN,
+  },
+  // --- §2.5: a one-domain webhook sees one domain of its owner ---
+  {
+    id: 'M-248',
+    rule: '2.5-R2',
+    bug: 'a one-domain webhook is delivered mail of every mailbox of its owner, as if it followed the owner',
+    file: DISPATCHER,
+    find: 'return mailboxesKeyMayTouch(webhook, this.store.directory.grantedMailboxes(owner.id)).has(',
+    replace:
+      "return mailboxesKeyMayTouch(webhook.scope === 'one-domain' ? { ...webhook, scope: 'follow-owner' as const } : webhook, this.store.directory.grantedMailboxes(owner.id)).has(",
+    caughtBy: ONE_DOMAIN_WEBHOOK,
+  },
+  // --- §6.2, §6.4: every attempt a POST of the same email and webhook ---
+  {
+    id: 'M-249',
+    rule: '6.4-R2',
+    bug: 'a retry carries a new email id, so a receiver deduplicating by email ID and webhook ID processes it twice',
+    file: DISPATCHER,
+    find: 'const { outcome, exchange } = await this.post(webhook, delivery.event, delivery.data, at);',
+    replace:
+      'const { outcome, exchange } = await this.post(webhook, delivery.event, delivery.attempts === 0 ? delivery.data : { ...(delivery.data as object), id: this.ids.emailId(at) }, at);',
+    caughtBy: WEBHOOK_RETRIES,
+  },
+  {
+    id: 'M-250',
+    rule: '6.2-R1',
+    bug: 'deliveries are sent as PUT instead of POST',
+    file: 'emulator/src/webhooks/connector.ts',
+    find: "      method: 'POST',",
+    replace: "      method: 'PUT',",
+    caughtBy: WEBHOOK_RETRIES,
+  },
+  // --- §2.5: local addresses refused, with no loopback exception ---
+  {
+    id: 'M-251',
+    rule: '2.5-R1',
+    bug: 'loopback addresses count as public webhook targets (127.0.0.1, ::1 accepted)',
+    file: GUARD,
+    find: "return c.range === 'unicast' || (options.allowLoopback && c.range === 'loopback');",
+    replace: "return c.range === 'unicast' || c.range === 'loopback';",
+    caughtBy: WEBHOOK_URLS,
+  },
+  {
+    id: 'M-252',
+    rule: '2.5-R1',
+    bug: 'localhost names are accepted as webhook hosts, as if --allow-loopback-webhooks were always on',
+    file: GUARD,
+    find: '  if (options.allowLoopback && isLocalhostName(name)) return;',
+    replace: '  if (isLocalhostName(name)) return;',
+    caughtBy: WEBHOOK_URLS,
+  },
+  // --- §6.1: a failed Send test is shown as failed ---
+  {
+    id: 'M-253',
+    rule: '6.1-R2',
+    bug: 'the Send test reports success whatever the endpoint answered',
+    file: DISPATCHER,
+    find: `    this.publishAttempt(webhook.id, id, 'webhook.test', 1, outcome, exchange);
+    return outcome;`,
+    replace: `    this.publishAttempt(webhook.id, id, 'webhook.test', 1, outcome, exchange);
+    return { ...outcome, ok: true };`,
+    caughtBy: FAILED_TEST,
+  },
+  // --- §2.1, §2.5: secrets shown once ---
+  {
+    id: 'M-254',
+    rule: '2.1-R2',
+    bug: "the dashboard's key list shows each key's secret again",
+    file: 'emulator/src/routes/control/keys.ts',
+    find: `  app.get('/', (c) => c.json(directory.keys().map(keyView)));
+
+  app.post('/', async (c) => {
+    const body = await readControlBody<CreateKeyBody>(c, 'CreateKeyRequest');
+    const { key, secret } = directory.createKey(body);`,
+    replace: `  const shown = new Map<string, string>();
+  app.get('/', (c) => c.json(directory.keys().map((k) => ({ ...keyView(k), secret: shown.get(k.id) }))));
+
+  app.post('/', async (c) => {
+    const body = await readControlBody<CreateKeyBody>(c, 'CreateKeyRequest');
+    const { key, secret } = directory.createKey(body);
+    shown.set(key.id, secret);`,
+    caughtBy: SHOWN_ONCE,
+  },
+  {
+    id: 'M-255',
+    rule: '2.5-R3',
+    bug: "a webhook's record in the dashboard shows its signing secret again",
+    file: 'emulator/src/routes/control/webhooks.ts',
+    find: "  app.get('/:webhookId', (c) => c.json(view(webhooks.get(c.req.param('webhookId')))));",
+    replace:
+      "  app.get('/:webhookId', (c) => c.json({ ...view(webhooks.get(c.req.param('webhookId'))), secret: (webhooks as unknown as { store: { webhooks: { secretOf(id: string): string } } }).store.webhooks.secretOf(c.req.param('webhookId')) }));",
+    caughtBy: SHOWN_ONCE,
   },
 ];

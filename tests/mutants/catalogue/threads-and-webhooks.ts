@@ -35,7 +35,7 @@ const WEBHOOK_SCOPE =
 const WEBHOOK_GRANTS =
   "follows the owner's grants: after a grant is revoked, mail to that mailbox is not delivered";
 const WEBHOOK_RETRIES =
-  'retries a delivery answered 500, redirected or too late, exactly on the schedule, until a 2xx';
+  'retries a delivery answered 500, redirected or too late, exactly on the schedule, until a 2xx, every attempt a POST of the same email and webhook IDs';
 const WEBHOOK_PAUSE =
   'pauses after 15 failed attempts in a row, records but does not send while paused, still sends a test, and resumes when re-enabled';
 const WEBHOOK_URLS = 'refuses webhook endpoints that are not public http(s) URLs';
