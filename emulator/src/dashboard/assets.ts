@@ -67,7 +67,10 @@ const LIVE_JS = `
       if (response.ok) {
         const fresh = new DOMParser().parseFromString(await response.text(), 'text/html').getElementById('live');
         const live = document.getElementById('live');
+        // What the reader opened stays open: <details> keep their state across a refresh.
+        const open = new Set(Array.from(document.querySelectorAll('details[id][open]'), (d) => d.id));
         if (fresh && live) live.replaceChildren(...Array.from(fresh.childNodes));
+        for (const id of open) document.getElementById(id)?.setAttribute('open', '');
         body.dataset.refreshes = String(Number(body.dataset.refreshes || 0) + 1);
       }
     } finally {

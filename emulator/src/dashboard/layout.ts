@@ -24,7 +24,8 @@ export const PAGE_CSP = [
 export const SECURITY_HEADERS = {
   'Content-Security-Policy': PAGE_CSP,
   'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
+  // Not no-referrer: with it Chromium sends `Origin: null` on form posts, which session.ts refuses.
+  'Referrer-Policy': 'same-origin',
   'Cache-Control': 'no-store',
 };
 

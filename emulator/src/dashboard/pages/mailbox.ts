@@ -120,7 +120,9 @@ function emailTable(
           <span class="snippet">${e.snippet}</span>
         </td>
         <td><span class="badge">${e.folder}</span></td>
-        <td>${e.attachmentCount > 0 ? `📎 ${e.attachmentCount}` : ''}</td>
+        <td class="muted">
+          ${e.attachmentCount === 0 ? '' : e.attachmentCount === 1 ? '1 file' : `${e.attachmentCount} files`}
+        </td>
         <td>${when(e.receivedAt)}</td>
       </tr>`,
   );

@@ -128,9 +128,9 @@ ${response.body ?? ''}</pre>`
     }`;
 }
 
-function attemptView(attempt: Attempt, exchange: WebhookExchange | undefined) {
+function attemptView(deliveryId: string, attempt: Attempt, exchange: WebhookExchange | undefined) {
   const ok = attempt.statusCode !== null && attempt.statusCode >= 200 && attempt.statusCode < 300;
-  return html`<details class="attempt">
+  return html`<details class="attempt" id="${deliveryId}-${attempt.number}">
     <summary>
       Attempt ${attempt.number} at ${when(attempt.at)}:
       <span class="badge ${ok ? 'ok' : 'bad'}">${attempt.statusCode ?? 'no answer'}</span>
@@ -165,7 +165,7 @@ export function webhookPage(services: Services, exchanges: ExchangeLog) {
           ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}
           ${d.nextAttemptAt === null ? '' : html`· next retry ${when(d.nextAttemptAt)}`}
         </div>
-        ${attempts.map((a) => attemptView(a, exchanges.get(d.id, a.number)?.exchange))}
+        ${attempts.map((a) => attemptView(d.id, a, exchanges.get(d.id, a.number)?.exchange))}
       </section>`;
     });
     return page(c, {

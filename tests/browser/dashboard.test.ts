@@ -1,0 +1,278 @@
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, createServices, defaultDeps, type Services } from '../../emulator/src/app.ts';
+import { DEFAULT_FIXTURES } from '../../emulator/src/cli-options.ts';
+import { signInUrl } from '../../emulator/src/dashboard/session.ts';
+import { loadFixtureFile } from '../../emulator/src/fixtures/load-fixture.ts';
+
+// Debian's chromium (installed by .ci/run); flags keep it from calling Google's services.
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+/** One screenshot per page, kept as test artefacts (reports/ is not committed). */
+const SCREENSHOTS = 'reports/dashboard-screenshots';
+const TOKEN = 'mt_browser-dashboard-test';
+const DEMO_KEY = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
+
+/** An HTML email that tries every way of running script it can think of. */
+const HOSTILE_HTML = `<html><head><script>document.title = 'ran-head'; window.top.document.title = 'ran-top';</script></head>
+<body onload="document.body.dataset.ran = 'onload'; window.top.document.title = 'ran-onload'">
+<p id="visible">Quarterly numbers attached.</p>
+<img src="data:," onerror="document.body.dataset.ran = 'onerror'; window.top.document.title = 'ran-onerror'">
+<svg onload="document.body.dataset.ran = 'svg'"><rect width="1" height="1"/></svg>
+<script>document.body.dataset.ran = 'script'; window.top.postMessage('ran', '*');</script>
+<iframe srcdoc="<script>parent.document.body.dataset.ran = 'srcdoc'</script>"></iframe>
+<a id="jslink" href="javascript:document.body.dataset.ran='link'">link</a>
+<form action="javascript:document.body.dataset.ran='form'"><button id="jsform">go</button></form>
+</body></html>`;
+
+describe('the web dashboard in Chromium', () => {
+  let server: ServerType;
+  let origin: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let services: Services;
+
+  beforeAll(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const deps = defaultDeps({ controlToken: TOKEN, allowLoopbackWebhooks: true });
+    services = createServices(deps);
+    await loadFixtureFile(services, DEFAULT_FIXTURES);
+    const app = createApp(deps, services);
+    const address = await new Promise<AddressInfo>((resolve) => {
+      server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, resolve);
+    });
+    origin = `http://127.0.0.1:${address.port}`;
+    deps.selfOrigin.value = origin; // the demo webhook posts to {origin}/_mailtwin/sink
+    // Something in the outbox: mail to an address outside the emulator is captured there.
+    const sent = await fetch(`${origin}/openapi/v1/emails/send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        from: 'hello@acme.test',
+        to: 'Dana Buyer <dana@customer.example>',
+        subject: 'Your quote Q-2211',
+        text: 'Please find the quote below.',
+      }),
+    });
+    expect(sent.status).toBe(201);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const signIn = await context.newPage();
+    await signIn.goto(signInUrl(origin, TOKEN));
+    await signIn.close();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    if (server === undefined) return;
+    (server as Server).closeAllConnections(); // the event streams stay open otherwise
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  /** A page that records console errors, page errors and dialogs, and blocks leaving loopback. */
+  async function watchedPage(): Promise<{ page: Page; errors: string[]; blocked: string[] }> {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    const blocked: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('dialog', (dialog) => {
+      errors.push(`dialog: ${dialog.message()}`);
+      void dialog.dismiss();
+    });
+    await page.route('**/*', async (route) => {
+      const url = new URL(route.request().url());
+      if (url.hostname === '127.0.0.1' || url.protocol === 'data:') await route.continue();
+      else {
+        blocked.push(url.href);
+        await route.abort();
+      }
+    });
+    return { page, errors, blocked };
+  }
+
+  it('signs in through the banner URL with an HttpOnly, SameSite=Strict cookie', async () => {
+    const cookies = await context.cookies(origin);
+    expect(cookies).toEqual([
+      expect.objectContaining({ name: 'mailtwin_dashboard', httpOnly: true, sameSite: 'Strict' }),
+    ]);
+    const anonymous = await browser.newContext();
+    const page = await anonymous.newPage();
+    const answer = await page.goto(`${origin}/`);
+    expect(answer?.status()).toBe(401);
+    await anonymous.close();
+  });
+
+  it('loads every page with no console error, one screenshot each', async () => {
+    const email = services.inbound.injectJson({
+      mailbox: 'support@acme.test',
+      from: 'Lee Customer <lee@customer.example>',
+      to: ['support@acme.test'],
+      subject: 'Printer jammed again',
+      html: '<h2>Hello support</h2><p>The printer on floor 3 jammed <b>again</b>.</p>',
+      text: 'Hello support. The printer on floor 3 jammed again.',
+    });
+    const pages: [string, string, string][] = [
+      ['owners', '/', '.owner'],
+      ['mailbox', '/dashboard/mailboxes/billing%40acme.test', 'tr[data-email-id]'],
+      ['email', `/dashboard/emails/${email.id}`, 'iframe.mail'],
+      ['outbox', '/dashboard/outbox', 'tr[data-outbox-id]'],
+      ['webhooks', '/dashboard/webhooks', 'tr[data-webhook-id]'],
+      ['webhook', '/dashboard/webhooks/wh_demo_sink', 'h2'],
+      ['keys', '/dashboard/keys', 'tr[data-key-id]'],
+      ['suppressions', '/dashboard/suppressions', 'table.suppressions td'],
+      ['clock', '/dashboard/clock', '#clock-now'],
+    ];
+    for (const [name, path, selector] of pages) {
+      const { page, errors, blocked } = await watchedPage();
+      const answer = await page.goto(`${origin}${path}`);
+      expect(answer?.status(), path).toBe(200);
+      await page.waitForSelector(selector);
+      if (name === 'email') {
+        const body = page.frameLocator('iframe.mail').locator('body');
+        await expect.poll(() => body.innerText()).toContain('jammed again');
+      }
+      await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
+      expect(errors, `console errors on ${path}`).toEqual([]);
+      expect(blocked, `requests leaving loopback from ${path}`).toEqual([]);
+      await page.close();
+    }
+  });
+
+  it('narrows a mailbox with a search, and opens an email to its body', async () => {
+    const { page, errors } = await watchedPage();
+    await page.goto(`${origin}/dashboard/mailboxes/billing%40acme.test`);
+    const before = await page.locator('tr[data-email-id]').count();
+    await page.fill('input[name="q"]', 'invoice');
+    await Promise.all([page.waitForURL(/q=invoice/), page.click('form.filters button')]);
+    const rows = page.locator('tr[data-email-id]');
+    const after = await rows.count();
+    expect(after).toBeGreaterThan(0);
+    expect(after).toBeLessThan(before);
+    const subject = (await rows.first().locator('td a').innerText()).trim();
+    await Promise.all([
+      page.waitForURL(/\/dashboard\/emails\//),
+      rows.first().locator('td a').click(),
+    ]);
+    await expect.poll(() => page.locator('h1').innerText()).toBe(subject);
+    const text = await page.locator('pre.text-body, iframe.mail').count();
+    expect(text).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows new mail in an open mailbox without reloading (Server-Sent Events)', async () => {
+    const { page, errors } = await watchedPage();
+    await page.goto(`${origin}/dashboard/mailboxes/maria.lopez%40acme.test`);
+    await page.waitForSelector('body[data-live-ready="true"]');
+    await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
+    const answer = await fetch(`${origin}/_mailtwin/v1/inbound`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        mailbox: 'maria.lopez@acme.test',
+        from: 'ops@vendor.example',
+        to: ['maria.lopez@acme.test'],
+        subject: 'Arrived while you watched',
+        text: 'Live.',
+      }),
+    });
+    expect(answer.status).toBe(201);
+    await page.waitForSelector('tr[data-email-id] >> text=Arrived while you watched');
+    expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(
+      true,
+    );
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('Send test makes a delivery appear live, with its signed request and the receiver answer', async () => {
+    const { page, errors } = await watchedPage();
+    await page.goto(`${origin}/dashboard/webhooks/wh_demo_sink`);
+    await page.waitForSelector('body[data-live-ready="true"]');
+    const before = await page.locator('.delivery').count();
+    await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
+    await page.click('button:has-text("Send test")');
+    await page.waitForSelector('.delivery:has-text("webhook.test")');
+    expect(await page.locator('.delivery').count()).toBe(before + 1);
+    expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(
+      true,
+    );
+    const delivery = page.locator('.delivery:has-text("webhook.test")').first();
+    await delivery.locator('summary').first().click();
+    await expect
+      .poll(() => delivery.locator('pre.request').innerText())
+      .toMatch(/X-Service-Signature: sha256=[0-9a-f]{64}/);
+    expect(await delivery.locator('pre.response').innerText()).toMatch(/^HTTP 200/);
+    await page.screenshot({ path: `${SCREENSHOTS}/webhook-after-send-test.png`, fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('creates an API key whose secret, shown once, authenticates on the API', async () => {
+    const { page, errors } = await watchedPage();
+    await page.goto(`${origin}/dashboard/keys`);
+    await page.fill('#create-key input[name="name"]', 'Browser-made key');
+    await Promise.all([page.waitForSelector('#new-secret'), page.click('#create-key button')]);
+    const secret = (await page.locator('#new-secret').innerText()).trim();
+    const api = await fetch(`${origin}/openapi/v1/mailboxes`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    expect(api.status).toBe(200);
+    await page.goto(`${origin}/dashboard/keys`);
+    expect(await page.locator('tr[data-key-id]:has-text("Browser-made key")').count()).toBe(1);
+    expect(await page.content()).not.toContain(secret);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('renders mail carrying script and event handlers without running any of it', async () => {
+    const email = services.inbound.injectJson({
+      mailbox: 'hello@acme.test',
+      from: 'mallory@attacker.example',
+      to: ['hello@acme.test'],
+      subject: 'Hostile HTML',
+      html: HOSTILE_HTML,
+    });
+    const { page, errors } = await watchedPage();
+    const messages: string[] = [];
+    await page.exposeFunction('recordMessage', (data: string) => messages.push(data));
+    // In the dashboard's page, before any of its scripts: note any message a frame posts.
+    await page.addInitScript(
+      "window.addEventListener('message', (event) => window.recordMessage(String(event.data)))",
+    );
+    await page.goto(`${origin}/dashboard/emails/${email.id}`);
+    const title = await page.title();
+    const frame = page.frameLocator('iframe.mail');
+    await expect
+      .poll(() => frame.locator('#visible').innerText())
+      .toBe('Quarterly numbers attached.');
+    // Clicking what a reader might click: neither a javascript: link nor a form may run.
+    await frame.locator('#jslink').click({ noWaitAfter: true });
+    await frame.locator('#jsform').click({ noWaitAfter: true });
+    const ran = await frame.locator('body').getAttribute('data-ran');
+    expect(ran, 'a script in the mail changed its own document').toBeNull();
+    expect(await page.title(), 'a script in the mail reached the dashboard').toBe(title);
+    expect(messages, 'a script in the mail posted to the dashboard').toEqual([]);
+    expect(
+      errors.filter((e) => e.startsWith('dialog')),
+      'dialogs opened',
+    ).toEqual([]);
+    await page.screenshot({ path: `${SCREENSHOTS}/email-hostile.png`, fullPage: true });
+    await page.close();
+  });
+});
