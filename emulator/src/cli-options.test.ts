@@ -26,6 +26,7 @@ const DEFAULTS = {
   webhookTimeoutMs: 10000,
   rateLimit: null,
   deliveryDelayMs: 0,
+  log: 'text',
 };
 
 describe('mailtwin serve options', () => {
@@ -239,5 +240,21 @@ describe('--delivery-delay-ms <n>', () => {
 
   it('says in the help that mail on its way is lost when mailtwin stops', () => {
     expect(SERVE_HELP).toMatch(/--delivery-delay-ms <n>[\s\S]*still on its way[\s\S]*is lost/);
+  });
+});
+
+describe('--log and --quiet (the request log)', () => {
+  it('logs text by default, JSON lines with --log json, nothing with --quiet', () => {
+    expect(options([]).log).toBe('text');
+    expect(options(['--log', 'json']).log).toBe('json');
+    expect(options(['--log', 'text']).log).toBe('text');
+    expect(options(['--quiet']).log).toBeNull();
+  });
+
+  it('refuses another format, and --quiet with --log', () => {
+    expect(() => options(['--log', 'xml'])).toThrow('--log must be text or json, got "xml"');
+    expect(() => options(['--quiet', '--log', 'json'])).toThrow(
+      '--quiet and --log cannot be used together',
+    );
   });
 });

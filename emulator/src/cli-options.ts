@@ -27,6 +27,8 @@ export interface ServeOptions {
   rateLimit: RateLimit | null;
   /** How long mail sent to a mailbox of the emulator takes to reach it; 0 (the default): at once. */
   deliveryDelayMs: number;
+  /** The request log on stdout after the banner: text lines, JSON lines, or null (`--quiet`). */
+  log: 'text' | 'json' | null;
 }
 
 export const SERVE_HELP = `Usage: mailtwin serve [options]
@@ -63,6 +65,11 @@ Options:
                              plane are never delayed. Counted on the emulator's clock: moving it
                              forward delivers what fell due. Mail still on its way when mailtwin
                              stops is lost, even with --db
+  --log <text|json>          After the banner, one line per API or control-plane request
+                             (method, path, status, ms, key name), per email delivered to a
+                             mailbox here and per webhook attempt (status, ms, signature):
+                             text (the default) or JSON lines for tools
+  --quiet                    No request log: print the banner only
   -h, --help                 Show this help
 
 Exit status: 2 on bad configuration (a bad flag, an unreadable or invalid fixture, a database
@@ -104,6 +111,8 @@ export function parseServeOptions(
         'webhook-timeout-ms': { type: 'string' },
         'rate-limit': { type: 'string' },
         'delivery-delay-ms': { type: 'string' },
+        log: { type: 'string' },
+        quiet: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -114,6 +123,9 @@ export function parseServeOptions(
   if (values.help) return 'help';
   if (values['no-demo'] && values.fixtures !== undefined) {
     throw new UsageError('--no-demo and --fixtures cannot be used together');
+  }
+  if (values.quiet && values.log !== undefined) {
+    throw new UsageError('--quiet and --log cannot be used together');
   }
   return {
     port: parsePort(values.port ?? '4025'),
@@ -136,6 +148,7 @@ export function parseServeOptions(
     webhookTimeoutMs: parseTimeout(values['webhook-timeout-ms'] ?? '10000'),
     rateLimit: values['rate-limit'] === undefined ? null : parseRateLimit(values['rate-limit']),
     deliveryDelayMs: parseDeliveryDelay(values['delivery-delay-ms'] ?? '0'),
+    log: values.quiet ? null : parseLogFormat(values.log ?? 'text'),
   };
 }
 
@@ -190,6 +203,13 @@ function parseByteCount(raw: string): number {
     throw new UsageError(`--max-request-bytes must be an integer of at least 1024, got "${raw}"`);
   }
   return Number(raw);
+}
+
+function parseLogFormat(raw: string): 'text' | 'json' {
+  if (raw !== 'text' && raw !== 'json') {
+    throw new UsageError(`--log must be text or json, got "${raw}"`);
+  }
+  return raw;
 }
 
 function describeParseError(error: Error & { code?: string }): string {

@@ -16,6 +16,7 @@ import {
 } from './cli-options.ts';
 import { FixtureError, loadFixtureFile } from './fixtures/load-fixture.ts';
 import { watchLauncher } from './launcher-watch.ts';
+import { RequestLog } from './request-log.ts';
 import { openStore, type Store } from './store/store.ts';
 
 /** The `mailtwin` command. Exit status: 0 on a clean stop, 2 on bad configuration. */
@@ -70,7 +71,8 @@ async function startServer(options: ServeOptions): Promise<void> {
     const services = createServices(deps);
     const loaded = await loadInitialData(services, options.fixtures);
     const app = createApp(deps, services);
-    const { server, address } = await listen(app.fetch, options);
+    const log = options.log === null ? null : new RequestLog(services, options.log);
+    const { server, address } = await listen(log?.wrap(app.fetch) ?? app.fetch, options);
     stopWhenTold(server, services);
     const origin = `http://${formatHost(address.address)}:${address.port}`;
     deps.selfOrigin.value = origin;
@@ -86,6 +88,7 @@ async function startServer(options: ServeOptions): Promise<void> {
     process.stdout.write(
       banner({ origin, options, loaded, secrets, fixturePath, services, demo, pid: process.pid }),
     );
+    log?.start(); // after the banner, so it stays one block
   } catch (error) {
     store.close();
     throw error;

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import { createApp, createServices, defaultDeps } from './app.ts';
+import { DEFAULT_FIXTURES } from './cli-options.ts';
+import { loadFixtureFile } from './fixtures/load-fixture.ts';
+import { RequestLog, type LogFormat } from './request-log.ts';
+import type { Connector } from './webhooks/connector.ts';
+import type { Resolver } from './webhooks/endpoint-guard.ts';
+
+const DEMO_KEY = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
+const TOKEN = 'mt_request-log';
+
+/** The demo emulator behind a started log that writes into `lines`; webhooks answer 200. */
+async function logged(format: LogFormat) {
+  const connector: Connector = async () => ({ status: 200, body: 'ok' });
+  const resolver: Resolver = async () => [{ address: '93.184.216.34', family: 4 }];
+  const deps = defaultDeps({ controlToken: TOKEN, connector, resolver });
+  const services = createServices(deps);
+  await loadFixtureFile(services, DEFAULT_FIXTURES);
+  const lines: string[] = [];
+  const log = new RequestLog(services, format, (line) => lines.push(line));
+  const fetch = log.wrap(createApp(deps, services).fetch);
+  log.start();
+  const call = (path: string, init: RequestInit = {}) =>
+    fetch(new Request(`http://127.0.0.1${path}`, init));
+  return { services, lines, log, call };
+}
+
+/** Lets queued event listeners and the dispatcher's first attempt run. */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+
+describe('the request log', () => {
+  it('prints method, path, status, ms and key name, in that order, for API and control requests only', async () => {
+    const { lines, call } = await logged('text');
+    await call('/openapi/v1/mailboxes', { headers: { authorization: `Bearer ${DEMO_KEY}` } });
+    await call('/openapi/v1/mailboxes', { headers: { authorization: 'Bearer sk-nope' } });
+    await call('/_mailtwin/v1/clock', { headers: { authorization: `Bearer ${TOKEN}` } });
+    await call('/openapi/openapi.json');
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/^GET \/openapi\/v1\/mailboxes 200 \d+(\.\d)?ms "Demo app"\n$/);
+    expect(lines[1]).toMatch(/^GET \/openapi\/v1\/mailboxes 401 \d+(\.\d)?ms -\n$/);
+    expect(lines[2]).toMatch(/^GET \/_mailtwin\/v1\/clock 200 \d+(\.\d)?ms control\n$/);
+  });
+
+  it('prints a line per delivered email and per webhook attempt with its status, ms and signature', async () => {
+    const { lines, services, call } = await logged('text');
+    services.webhooks.create({
+      ownerId: 'own_northwind',
+      url: 'https://hooks.example/in',
+      scope: 'follow-owner',
+    });
+    const sent = await call('/_mailtwin/v1/inbound', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        mailbox: 'sales@northwind.test',
+        from: 'buyer@shop.example',
+        subject: 'Order 7',
+        text: 'Hello',
+      }),
+    });
+    expect(sent.status).toBe(201);
+    await services.dispatcher.runDue();
+    await settle();
+    expect(lines.find((l) => l.startsWith('email '))).toMatch(
+      /^email \S+ to sales@northwind\.test \(inbox\) from buyer@shop\.example "Order 7"\n$/,
+    );
+    expect(lines.find((l) => l.startsWith('webhook '))).toMatch(
+      /^webhook email\.received dlv_\S+ attempt 1 to wh_\S+: 200 \d+ms sha256=[0-9a-f]{64}\n$/,
+    );
+  });
+
+  it('prints JSON lines with --log json, and nothing once stopped', async () => {
+    const { lines, log, call } = await logged('json');
+    await call('/openapi/v1/mailboxes', { headers: { authorization: `Bearer ${DEMO_KEY}` } });
+    const entry = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    expect(Object.keys(entry)).toEqual(['time', 'type', 'method', 'path', 'status', 'ms', 'key']);
+    expect(entry).toMatchObject({ type: 'request', method: 'GET', status: 200, key: 'Demo app' });
+    log.stop();
+    await call('/openapi/v1/mailboxes', { headers: { authorization: `Bearer ${DEMO_KEY}` } });
+    expect(lines).toHaveLength(1);
+  });
+});

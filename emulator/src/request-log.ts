@@ -1,0 +1,153 @@
+import type { Services } from './app.ts';
+import { lookupOf } from './domain/api-key-secrets.ts';
+import { eventsOf, type EmulatorEvent } from './events.ts';
+
+/** `--log text` (the default) or `--log json`; `--quiet` prints nothing. */
+export type LogFormat = 'text' | 'json';
+
+type Fetch = (request: Request, ...rest: never[]) => Response | Promise<Response>;
+
+/** Requests worth a line: the API's and the control plane's, not the docs, assets or dashboard. */
+const LOGGED = /^\/(openapi\/v1|_mailtwin\/v1)(\/|$)/;
+
+/**
+ * The terminal's account of what happened (issue 17 item 3), one line each: an API or control
+ * request (method, path, status, ms, key name, in that order), an email delivered to a mailbox
+ * here, a webhook attempt (status, ms, signature). Text for people, JSON lines for tools. Lines
+ * start only once `start` is called, after the banner, so the banner stays one block.
+ */
+export class RequestLog {
+  private started = false;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly services: Services,
+    private readonly format: LogFormat,
+    private readonly write: (line: string) => void = (line) => void process.stdout.write(line),
+  ) {}
+
+  /** The app's fetch handler, timed and logged. */
+  wrap<F extends Fetch>(fetch: F): F {
+    const wrapped = async (request: Request, ...rest: never[]) => {
+      const startedAt = performance.now();
+      const response = await fetch(request, ...rest);
+      if (this.started) {
+        const url = new URL(request.url);
+        if (LOGGED.test(url.pathname)) {
+          this.emit({
+            type: 'request',
+            method: request.method,
+            path: `${url.pathname}${url.search}`,
+            status: response.status,
+            ms: Math.round((performance.now() - startedAt) * 10) / 10,
+            key: this.keyName(url.pathname, request, response.status),
+          });
+        }
+      }
+      return response;
+    };
+    return wrapped as F;
+  }
+
+  start(): void {
+    this.started = true;
+    this.unsubscribe ??= eventsOf(this.services.deps.store).subscribe((event) =>
+      this.onEvent(event),
+    );
+  }
+
+  stop(): void {
+    this.started = false;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+  }
+
+  /**
+   * Whose request it was: the API key's name (found by the secret's lookup part, as the API
+   * finds it), `control` for the control plane, `-` when none or when the API refused it.
+   */
+  private keyName(pathname: string, request: Request, status: number): string {
+    if (pathname.startsWith('/_mailtwin/')) return 'control';
+    if (status === 401) return '-';
+    const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
+    const lookup = bearer === undefined ? undefined : lookupOf(bearer);
+    if (lookup === undefined) return '-';
+    return this.services.deps.store.directory.findKeyByLookup(lookup)?.key.name ?? '-';
+  }
+
+  private onEvent(event: EmulatorEvent): void {
+    if (!this.started) return;
+    if (event.type === 'email.stored') {
+      if (event.folder === 'sent') return; // the sender's own copy is not a delivery
+      const email = this.services.deps.store.emails.get(event.emailId);
+      if (email === undefined) return; // rolled back or already deleted
+      this.emit({
+        type: 'email',
+        id: email.id,
+        mailbox: email.mailbox,
+        folder: email.folder,
+        from: email.from.address,
+        subject: email.subject,
+      });
+      return;
+    }
+    this.emit({
+      type: 'webhook',
+      event: event.event,
+      webhookId: event.webhookId,
+      deliveryId: event.deliveryId,
+      attempt: event.number,
+      status: event.statusCode,
+      ms: event.latencyMs,
+      signature: event.exchange.request.headers['X-Service-Signature'] ?? null,
+      error: event.error,
+    });
+  }
+
+  private emit(entry: LogEntry): void {
+    const time = this.services.deps.clock.now().toISOString();
+    this.write(
+      this.format === 'json' ? `${JSON.stringify({ time, ...entry })}\n` : `${textOf(entry)}\n`,
+    );
+  }
+}
+
+type LogEntry =
+  | { type: 'request'; method: string; path: string; status: number; ms: number; key: string }
+  | {
+      type: 'email';
+      id: string;
+      mailbox: string;
+      folder: string;
+      from: string;
+      subject: string;
+    }
+  | {
+      type: 'webhook';
+      event: string;
+      webhookId: string;
+      deliveryId: string;
+      attempt: number;
+      status: number | null;
+      ms: number;
+      signature: string | null;
+      error: string | null;
+    };
+
+/** One line for people: fixed order, names that contain spaces quoted. */
+export function textOf(entry: LogEntry): string {
+  switch (entry.type) {
+    case 'request':
+      return `${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms ${quoted(entry.key)}`;
+    case 'email':
+      return `email ${entry.id} to ${entry.mailbox} (${entry.folder}) from ${entry.from} ${JSON.stringify(entry.subject)}`;
+    case 'webhook':
+      return (
+        `webhook ${entry.event} ${entry.deliveryId} attempt ${entry.attempt} to ${entry.webhookId}: ` +
+        `${entry.status ?? 'no answer'} ${entry.ms}ms ${entry.signature ?? '-'}` +
+        (entry.error === null ? '' : ` (${entry.error})`)
+      );
+  }
+}
+
+const quoted = (name: string) => (/[\s"]/.test(name) ? JSON.stringify(name) : name);
