@@ -580,3 +580,175 @@ rule(
   // Nothing beyond a key: the control world's key is made through its control plane.
   { needs: [] },
 );
+
+/** What a narrowed key is tried with: an email (with a file) in a mailbox outside its scope. */
+interface OutOfScope {
+  what: string;
+  secret: string;
+  /** A mailbox of the key's owner that its scope leaves out. */
+  mailbox: string;
+  emailId: string;
+  attachmentId: string;
+  /** Where a send or forward may go: a mailbox the key reaches, or one the run was given. */
+  to: string;
+  /** Replies go to the original's sender, whom the run may not write to in an API world. */
+  reply: boolean;
+}
+
+/** The control world's narrowed keys, each with an email of its owner's it must not reach. */
+async function madeOutOfScope(api: ApiClient, control: ControlClient): Promise<OutOfScope[]> {
+  const world = await buildWorld(api, control);
+  const { a, b, c } = world.boxes;
+  const withFile = async (mailbox: string) => {
+    const id = (
+      await control.inject({
+        mailbox,
+        from: 'bob@partner.test',
+        to: [mailbox],
+        subject: `file for ${mailbox}`,
+        text: 'attached',
+        attachments: [{ name: 'plan.txt', contentBase64: Buffer.from('plan').toString('base64') }],
+      })
+    ).id;
+    const detail = await api.request({ path: `/emails/${id}`, apiKey: world.keys.follow.secret });
+    expectAt('5-R3', detail.status, 'the follow-owner key reads it').toBe(200);
+    return {
+      id,
+      attachmentId: detail.json<{ attachments: { id: string }[] }>().attachments[0]!.id,
+    };
+  };
+  const inA = await withFile(a);
+  const inC = await withFile(c);
+  return [
+    {
+      what: 'a selected-mailbox key (b, c)',
+      secret: world.keys.selected.secret,
+      mailbox: a,
+      emailId: inA.id,
+      attachmentId: inA.attachmentId,
+      to: b,
+      reply: true,
+    },
+    {
+      what: `a one-domain key (${domainOf(a)})`,
+      secret: world.keys.domain.secret,
+      mailbox: c,
+      emailId: inC.id,
+      attachmentId: inC.attachmentId,
+      to: a,
+      reply: true,
+    },
+  ];
+}
+
+/**
+ * An API world's narrowed key (`--key selected-mailbox=` or `one-domain=`), with an email of a
+ * mailbox the follow-owner key lists and it does not: read from what the deployment holds.
+ */
+async function givenOutOfScope(api: ApiClient, target: Target): Promise<OutOfScope[]> {
+  const follow = target.apiKey;
+  const to = target.mailboxes?.[0];
+  const narrowed = (['selected-mailbox', 'one-domain'] as const)
+    .map((role) => ({ role, secret: target.keys?.[role] }))
+    .filter((k): k is { role: 'selected-mailbox' | 'one-domain'; secret: string } => !!k.secret);
+  if (follow === undefined || to === undefined || narrowed.length === 0)
+    throw new MissingCapability(
+      'needs --api-key, a --mailbox and --key selected-mailbox=<secret> or --key one-domain=<secret>',
+    );
+  const reach = async (secret: string) =>
+    (await api.request({ path: '/mailboxes', apiKey: secret }))
+      .json<{ address: string }[]>()
+      .map((m) => m.address);
+  const all = await reach(follow);
+  const found: OutOfScope[] = [];
+  for (const { role, secret } of narrowed) {
+    const own = await reach(secret);
+    for (const mailbox of all.filter((m) => !own.includes(m))) {
+      const list = await api.request({
+        path: '/emails',
+        query: { mailbox, limit: 100 },
+        apiKey: follow,
+      });
+      const emails = list.json<{ emails: { id: string; attachmentCount?: number }[] }>().emails;
+      const withFile = emails.find((e) => (e.attachmentCount ?? 0) > 0);
+      if (withFile === undefined) continue;
+      const detail = await api.request({ path: `/emails/${withFile.id}`, apiKey: follow });
+      const attachmentId = detail.json<{ attachments: { id: string }[] }>().attachments[0]?.id;
+      if (attachmentId === undefined) continue;
+      found.push({
+        what: `the ${role} key`,
+        secret,
+        mailbox,
+        emailId: withFile.id,
+        attachmentId,
+        to: own.find((m) => target.mailboxes?.includes(m)) ?? to,
+        reply: false,
+      });
+      break;
+    }
+  }
+  if (found.length === 0)
+    throw new MissingCapability(
+      'needs an email with an attachment in a mailbox the follow-owner key lists and a narrowed key does not',
+    );
+  return found;
+}
+
+rule(
+  ['5-R3', '2.1-R3', 'D-26'],
+  "answers a narrowed key's reply, forward and download of its owner's mail outside its scope like missing ones, and refuses a from outside it",
+  async (context) => {
+    const { api, target } = context;
+    const tried =
+      target.control === undefined
+        ? await givenOutOfScope(api, target)
+        : await madeOutOfScope(api, new ControlClient(api, target.control));
+    // A reply goes to the original's sender, whom an API world's run may not write to: there
+    // only the forward (to a given mailbox), the download and the send are tried.
+    for (const { what, secret, mailbox, emailId, attachmentId, to, reply } of tried) {
+      const post = (path: string, json: unknown) =>
+        api.request({ method: 'POST', path, json, apiKey: secret });
+      const id = encodeURIComponent(emailId);
+      const refusals: [string, () => Promise<ApiResponse>, string, string | undefined][] = [
+        ['forward', () => post(`/emails/${id}/forward`, { to }), 'email_not_found', undefined],
+        [
+          'download of its file',
+          () =>
+            api.request({
+              path: `/attachments/${encodeURIComponent(attachmentId)}`,
+              apiKey: secret,
+            }),
+          'attachment_not_found',
+          undefined,
+        ],
+        [
+          `send from ${mailbox}`,
+          () => post('/emails/send', { from: mailbox, to, subject: 'Out of scope', text: 'x' }),
+          'mailbox_not_found',
+          'from',
+        ],
+      ];
+      if (reply)
+        refusals.unshift([
+          'reply',
+          () => post(`/emails/${id}/reply`, { text: 'x' }),
+          'email_not_found',
+          undefined,
+        ]);
+      for (const [operation, request, code, field] of refusals) {
+        const response = await request();
+        const label = `${what}: ${operation} (${mailbox} is its owner's, outside its scope)`;
+        expectAt(
+          '5-R3',
+          response.status >= 400 && response.status <= 499,
+          `${label}: refused, got ${response.status} ${response.text.slice(0, 200)}`,
+        ).toBe(true);
+        expectAt('D-26', response.status, label).toBe(404);
+        const error = response.json<{ code?: string; field?: string }>();
+        expectAt('D-26', error.code, label).toBe(code);
+        if (field !== undefined) expectAt('D-26', error.field, label).toBe(field);
+      }
+    }
+  },
+  { needs: ['scoped-keys', 'destructive'] },
+);

@@ -1393,6 +1393,30 @@ describe('reset and clock', () => {
     await world(app); // the same fixed ids and secret can be used again
   });
 
+  it('counts each stored file once, however many messages carry it (§2.4)', async () => {
+    const { app } = setup();
+    expect((await control(app, 'get', '/storage')).body).toEqual({ files: 0, bytes: 0 });
+    await world(app);
+    const before = (await control(app, 'get', '/storage')).body as { files: number; bytes: number };
+    const file = { name: 'a.txt', contentBase64: Buffer.from('same bytes').toString('base64') };
+    for (const subject of ['one', 'two']) {
+      const injected = await control(app, 'post', '/inbound', {
+        json: {
+          mailbox: 'alice@acme.test',
+          from: 'bob@partner.test',
+          subject,
+          text: 'x',
+          attachments: [file],
+        },
+      });
+      expect(injected.status).toBe(201);
+    }
+    expect((await control(app, 'get', '/storage')).body).toEqual({
+      files: before.files + 1,
+      bytes: before.bytes + 'same bytes'.length,
+    });
+  });
+
   it('reads the clock and moves it forward by advanceMs, which new records then carry', async () => {
     const { app } = setup({ clock: fixedClock() });
     expect((await control(app, 'get', '/clock')).body).toEqual({

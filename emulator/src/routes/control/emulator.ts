@@ -64,6 +64,12 @@ export function controlEmulatorRoutes({
 
   app.get('/clock', (c) => c.json(clockView()));
 
+  // §2.4: every file is stored once; sends, replies and forwards reusing an upload add none.
+  app.get('/storage', (c) => {
+    const { count, bytes } = deps.store.blobs.stats();
+    return c.json({ files: count, bytes });
+  });
+
   app.post('/clock', async (c) => {
     moveClock(deps.clock, await readControlBody<MoveClockBody>(c, 'MoveClockRequest'));
     // Delayed local deliveries that fell due arrive, and retries that fell due (and the new
