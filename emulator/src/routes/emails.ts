@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { ApiError, quoteForMessage } from '../errors.ts';
-import { emailDetail, emailSummary } from '../domain/email-view.ts';
+import { emailDetail } from '../domain/email-view.ts';
 import { encodeCursor, parseListQuery } from '../domain/list-query.ts';
 import type { Email, Folder } from '../domain/types.ts';
 import type { ApiEnv } from '../http/auth.ts';
@@ -22,6 +22,10 @@ export function emailInScope(c: Context<ApiEnv>, store: Store): Email {
   return email;
 }
 
+/** What `c.json` sends, so the joined list answer carries the same header. */
+const JSON_TYPE = { 'content-type': 'application/json' };
+const EMAILS_OPEN = Buffer.from('{"emails":[');
+
 /** §4.2, §4.4-§4.6: list and search, read, update and delete email. */
 export function emailRoutes(store: Store, validator: RequestValidator): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
@@ -35,12 +39,14 @@ export function emailRoutes(store: Store, validator: RequestValidator): Hono<Api
         'mailbox',
       );
     }
-    const page = store.emails.list(query.filter, query.limit, query.after);
-    const last = page.emails.at(-1);
-    return c.json({
-      emails: page.emails.map(emailSummary),
+    // The summaries come as JSON bytes already (store/summary-json.ts): copied, not rebuilt.
+    const page = store.emails.listJson(query.filter, query.limit, query.after);
+    const last = page.last;
+    const rest = JSON.stringify({
       nextCursor: page.more && last ? encodeCursor(last, query.fingerprint) : null,
     });
+    const body = Buffer.concat([EMAILS_OPEN, ...page.json, Buffer.from(`],${rest.slice(1)}`)]);
+    return c.body(body, 200, JSON_TYPE);
   });
 
   app.get('/:emailId', (c) => c.json(emailDetail(emailInScope(c, store))));

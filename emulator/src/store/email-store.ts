@@ -1,6 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { BlobStore } from './blob-store.ts';
 import { Statements } from './statements.ts';
+import { fillSummary, summaryShape, summaryTemplate } from './summary-json.ts';
+import type { SettingsStore } from './settings-store.ts';
+import type { DataVersion } from './data-version.ts';
+import { QueryCache } from './query-cache.ts';
 import type {
   Address,
   Email,
@@ -42,6 +46,24 @@ interface EmailRow {
 const LIST_COLUMNS = `e.id, e.mailbox, e.folder, e.read, e.starred, e.from_address, e.from_name, e.to_json, e.cc_json,
   e.subject, e.snippet, e.received_at, e.attachment_count`;
 
+/** What a page of JSON summaries reads: the ready JSON and what changes (migration 006). */
+const JSON_COLUMNS = 'e.summary_json, e.folder, e.read, e.starred, e.id, e.received_at';
+
+/** The SQL function that renders a row's summary JSON from its own columns (summary-json.ts). */
+const RENDER_SUMMARY = `mailtwin_summary_json(id, mailbox, from_address, from_name, to_json,
+  cc_json, subject, snippet, received_at, attachment_count)`;
+
+/** One page of summaries as JSON, ready to be copied into the list answer. */
+export interface JsonPage {
+  /** The summaries' JSON, comma-separated, as pieces to concatenate. */
+  json: Uint8Array[];
+  more: boolean;
+  /** Where the page ends, for the next cursor; undefined for an empty page. */
+  last: ListPosition | undefined;
+}
+
+const COMMA = Buffer.from(',');
+
 function addressesText(addresses: Address[]): string {
   return addresses.map((a) => `${a.name ?? ''} ${a.address}`).join(' ');
 }
@@ -50,11 +72,51 @@ function addressesText(addresses: Address[]): string {
 export class EmailStore {
   private readonly sql: Statements;
 
+  private readonly pages: QueryCache<JsonPage>;
+
   constructor(
     private readonly db: Database.Database,
     private readonly blobs: BlobStore,
+    version: DataVersion,
   ) {
     this.sql = new Statements(db);
+    this.pages = new QueryCache(version);
+    // Rendered inside SQLite from the stored values, so the text is what reading the row gives.
+    db.function(
+      'mailtwin_summary_json',
+      { deterministic: true, varargs: true },
+      (...v: unknown[]) =>
+        summaryTemplate(
+          toSummary({
+            id: v[0],
+            mailbox: v[1],
+            from_address: v[2],
+            from_name: v[3],
+            to_json: v[4],
+            cc_json: v[5],
+            subject: v[6],
+            snippet: v[7],
+            received_at: v[8],
+            attachment_count: v[9],
+            folder: 'inbox',
+            read: 0,
+            starred: 0,
+          } as SummaryRow),
+        ),
+    );
+  }
+
+  /**
+   * Writes every stored summary again when the summary's shape differs from the one they were
+   * written with (or none: a --db file from before migration 006). Run once at open.
+   */
+  refreshSummaries(settings: SettingsStore): void {
+    const shape = summaryShape();
+    if (settings.get('summary-shape') === shape) return;
+    this.db.transaction(() => {
+      this.db.prepare(`UPDATE emails SET summary_json = ${RENDER_SUMMARY}`).run();
+      settings.set('summary-shape', shape);
+    })();
   }
 
   /** Stores a new email with its attachments, atomically. */
@@ -94,6 +156,9 @@ export class EmailStore {
       this.sql
         .get('INSERT INTO email_contents (seq, text_body, html_body, raw) VALUES (?, ?, ?, ?)')
         .run(lastInsertRowid, email.text, email.html, raw ?? null);
+      this.sql
+        .get(`UPDATE emails SET summary_json = ${RENDER_SUMMARY} WHERE seq = ?`)
+        .run(lastInsertRowid);
       this.sql
         .get(
           'INSERT INTO emails_fts (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)',
@@ -145,6 +210,43 @@ export class EmailStore {
     limit: number,
     after?: ListPosition,
   ): { emails: EmailSummary[]; more: boolean } {
+    const { statement, params } = this.page(LIST_COLUMNS, filter, limit, after);
+    const rows = statement.all(params) as SummaryRow[];
+    const more = rows.length > limit;
+    return { emails: rows.slice(0, limit).map(toSummary), more };
+  }
+
+  /**
+   * The same page as `list`, each summary already JSON: the API's list answer joins these, so
+   * a request neither parses stored JSON nor builds an object per row.
+   */
+  listJson(filter: EmailFilter, limit: number, after?: ListPosition): JsonPage {
+    const { statement, params } = this.page(JSON_COLUMNS, filter, limit, after);
+    return this.pages.get(`${statement.source}\n${JSON.stringify(params)}`, () => {
+      const rows = statement.raw(true).all(params) as JsonRow[];
+      const more = rows.length > limit;
+      if (more) rows.length = limit;
+      const pieces: Uint8Array[] = [];
+      rows.forEach((r, i) => {
+        if (i > 0) pieces.push(COMMA);
+        fillSummary(pieces, r[0], r[1], r[2], r[3]);
+      });
+      const end = rows.at(-1);
+      return {
+        json: [Buffer.concat(pieces)],
+        more,
+        last: end === undefined ? undefined : { id: end[4], receivedAt: end[5] },
+      };
+    });
+  }
+
+  /** The page query with `columns` and its parameters; one place for every filter. */
+  private page(
+    columns: string,
+    filter: EmailFilter,
+    limit: number,
+    after?: ListPosition,
+  ): { statement: Database.Statement; params: Record<string, string | number> } {
     const where = ['e.mailbox = @mailbox'];
     const params: Record<string, string | number> = { mailbox: filter.mailbox, limit: limit + 1 };
     if (filter.folder !== undefined) {
@@ -184,14 +286,11 @@ export class EmailStore {
       params.afterAt = after.receivedAt;
       params.afterId = after.id;
     }
-    const rows = this.sql
-      .get(
-        `SELECT ${LIST_COLUMNS} FROM emails e WHERE ${where.join(' AND ')}
+    const statement = this.sql.get(
+      `SELECT ${columns} FROM emails e WHERE ${where.join(' AND ')}
          ORDER BY e.received_at DESC, e.id DESC LIMIT @limit`,
-      )
-      .all(params) as SummaryRow[];
-    const more = rows.length > limit;
-    return { emails: rows.slice(0, limit).map(toSummary), more };
+    );
+    return { statement, params };
   }
 
   /** Sets folder, read and starred as given; returns whether the email exists. */
@@ -279,6 +378,9 @@ export class EmailStore {
     ).map((r) => ({ id: r.id, name: r.name, contentType: r.content_type, size: r.size }));
   }
 }
+
+/** summary_json, folder, read, starred, id, received_at (JSON_COLUMNS, raw). */
+type JsonRow = [Buffer, Folder, number, number, string, string];
 
 type SummaryRow = Pick<
   EmailRow,

@@ -1,0 +1,163 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { emailSummary } from '../domain/email-view.ts';
+import type { Address, Email } from '../domain/types.ts';
+import { openStore, type Store } from './store.ts';
+
+const scratch = mkdtempSync(join(tmpdir(), 'mailtwin-email-store-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const MAILBOX = 'box@acme.test';
+
+function storeWithMailbox(path = ':memory:'): Store {
+  const store = openStore(path);
+  store.directory.createMailbox({ address: MAILBOX, domain: 'acme.test', displayName: null });
+  return store;
+}
+
+// Any UTF-16 text, lone surrogates and control characters included: SQLite's UTF-8 changes
+// some of it, and the ready JSON must show what a row read back shows.
+const text = fc.string({ unit: 'binary', maxLength: 40 });
+const address: fc.Arbitrary<Address> = fc.record({ address: text, name: fc.option(text) });
+
+function email(
+  n: number,
+  parts: { subject: string; snippet: string; from: Address; to: Address[] },
+): Email {
+  const receivedAt = new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
+  return {
+    id: `em_${String(n).padStart(6, '0')}`,
+    mailbox: MAILBOX,
+    folder: (['inbox', 'archive', 'spam'] as const)[n % 3] as Email['folder'],
+    read: n % 2 === 0,
+    starred: n % 5 === 0,
+    from: parts.from,
+    to: parts.to,
+    cc: parts.to.slice(1),
+    bcc: [],
+    replyTo: [],
+    subject: parts.subject,
+    snippet: parts.snippet,
+    text: null,
+    html: null,
+    preheader: null,
+    messageId: `<m${n}@acme.test>`,
+    inReplyTo: null,
+    references: [],
+    receivedAt,
+    sentAt: receivedAt,
+    attachmentCount: 0,
+    attachments: [],
+  };
+}
+
+/** What the list answer was before summaries were kept as JSON: each summary serialised. */
+function serialised(store: Store, after?: { receivedAt: string; id: string }): string[] {
+  return store.emails
+    .list({ mailbox: MAILBOX }, 100, after)
+    .emails.map((s) => JSON.stringify(emailSummary(s)));
+}
+
+/** The page's JSON pieces as one text: the summaries, comma-separated. */
+function joined(json: Uint8Array[]): string {
+  return Buffer.concat(json).toString('utf8');
+}
+
+describe('EmailStore.listJson', () => {
+  it('gives each summary exactly as serialising the row read back, for any text', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            subject: text,
+            snippet: text,
+            from: address,
+            to: fc.array(address, { maxLength: 3 }),
+          }),
+          {
+            minLength: 1,
+            maxLength: 8,
+          },
+        ),
+        (parts) => {
+          const store = storeWithMailbox();
+          parts.forEach((p, n) => store.emails.insert(email(n, p)));
+          expect(joined(store.emails.listJson({ mailbox: MAILBOX }, 100).json)).toEqual(
+            serialised(store).join(','),
+          );
+          store.close();
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('shows folder, read and starred as changed, and pages like list', () => {
+    const store = storeWithMailbox();
+    for (let n = 0; n < 30; n += 1) {
+      store.emails.insert(
+        email(n, {
+          subject: `s${n}`,
+          snippet: '',
+          from: { address: 'a@b.test', name: null },
+          to: [],
+        }),
+      );
+    }
+    store.emails.update('em_000004', { folder: 'trash', read: false, starred: true });
+    const page = store.emails.listJson({ mailbox: MAILBOX }, 10);
+    expect(page.more).toBe(true);
+    expect(page.last).toEqual({ id: 'em_000020', receivedAt: '2026-01-01T00:00:20.000Z' });
+    expect(joined(page.json)).toEqual(serialised(store).slice(0, 10).join(','));
+    const next = store.emails.listJson({ mailbox: MAILBOX }, 100, page.last);
+    expect(joined(next.json)).toEqual(serialised(store, page.last).join(','));
+    const texts = serialised(store, page.last);
+    expect(texts.at(-1)).toContain('"id":"em_000000"');
+    expect(JSON.parse(texts[15] as string)).toMatchObject({
+      folder: 'trash',
+      read: false,
+      starred: true,
+    });
+    store.close();
+  });
+
+  it('answers a repeated page afresh after any write: a PATCH, a new email, a delete', () => {
+    const store = storeWithMailbox();
+    const from = { address: 'a@b.test', name: null };
+    for (let n = 0; n < 3; n += 1) {
+      store.emails.insert(email(n, { subject: `s${n}`, snippet: '', from, to: [] }));
+    }
+    const page = () => joined(store.emails.listJson({ mailbox: MAILBOX }, 10).json);
+    expect(page()).toEqual(serialised(store).join(','));
+    store.emails.update('em_000001', { starred: true });
+    expect(page()).toContain(
+      '"id":"em_000001","mailbox":"box@acme.test","folder":"archive","read":false,"starred":true',
+    );
+    store.emails.insert(email(3, { subject: 's3', snippet: '', from, to: [] }));
+    expect(page()).toEqual(serialised(store).join(','));
+    store.emails.delete('em_000003');
+    expect(page()).toEqual(serialised(store).join(','));
+    expect(page()).not.toContain('em_000003');
+    store.close();
+  });
+
+  it('writes the summaries of a database file from before migration 006 when it is opened', () => {
+    const path = join(scratch, 'old.db');
+    const store = storeWithMailbox(path);
+    store.emails.insert(
+      email(1, { subject: 'kept', snippet: 'x', from: { address: 'a@b.test', name: 'A' }, to: [] }),
+    );
+    // As a file written before the column existed, or with another summary shape.
+    store.db.exec('UPDATE emails SET summary_json = NULL');
+    store.db.exec("DELETE FROM settings WHERE name = 'summary-shape'");
+    store.close();
+    const reopened = openStore(path);
+    expect(joined(reopened.emails.listJson({ mailbox: MAILBOX }, 10).json)).toEqual(
+      serialised(reopened).join(','),
+    );
+    reopened.close();
+  });
+});
