@@ -4,8 +4,12 @@ import { lookupOf, secretMatches } from '../domain/api-key-secrets.ts';
 import { mailboxesKeyMayTouch } from '../domain/access.ts';
 import type { ApiKey, Mailbox, Owner } from '../domain/types.ts';
 import type { Store } from '../store/store.ts';
+import { DecidedAccess } from './decided-access.ts';
 
-/** Who is calling and what they may touch, decided afresh on every request (§2.1, §5). */
+/**
+ * Who is calling and what they may touch (§2.1, §5): decided from the data as it is at the
+ * request, reused only while nothing at all was written since (`DecidedAccess`).
+ */
 export interface Access {
   key: ApiKey;
   owner: Owner;
@@ -22,6 +26,7 @@ const KEY_ELSEWHERE = ['api_key', 'apikey', 'apiKey', 'key', 'token', 'access_to
  * unknown, disabled or ownerless key is refused identically, effective on the next request.
  */
 export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
+  const decided = new DecidedAccess(store);
   return async (c, next) => {
     const header = c.req.header('authorization');
     const bearer = header === undefined ? undefined : /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1];
@@ -35,6 +40,12 @@ export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
           ? 'The API key is accepted only in the Authorization: Bearer header, never in the query string or another header.'
           : 'Send the API key as Authorization: Bearer <API_KEY>.',
       );
+    }
+    const known = decided.get(bearer);
+    if (known !== undefined) {
+      c.set('access', known);
+      await next();
+      return;
     }
     const lookup = lookupOf(bearer);
     const found = lookup === undefined ? undefined : store.directory.findKeyByLookup(lookup);
@@ -51,11 +62,13 @@ export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
     }
     const grants = store.directory.grantedMailboxes(owner.id);
     const allowed = mailboxesKeyMayTouch(found.key, grants);
-    c.set('access', {
+    const access: Access = {
       key: found.key,
       owner,
       mailboxes: new Map(grants.filter((m) => allowed.has(m.address)).map((m) => [m.address, m])),
-    });
+    };
+    decided.set(bearer, access);
+    c.set('access', access);
     await next();
   };
 }

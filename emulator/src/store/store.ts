@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { openDatabase } from './database.ts';
 import { BlobStore } from './blob-store.ts';
+import { DataVersion } from './data-version.ts';
 import { DirectoryStore } from './directory-store.ts';
 import { EmailStore } from './email-store.ts';
 import { OutboxStore } from './outbox-store.ts';
@@ -17,15 +18,19 @@ export class Store {
   readonly settings: SettingsStore;
   readonly uploads: UploadStore;
   readonly webhooks: WebhookStore;
+  /** Changes with any write: what derived values (a key's access, a page) are cached against. */
+  readonly version: DataVersion;
 
   constructor(readonly db: Database.Database) {
+    this.version = new DataVersion(db);
     this.blobs = new BlobStore(db);
     this.directory = new DirectoryStore(db);
-    this.emails = new EmailStore(db, this.blobs);
+    this.emails = new EmailStore(db, this.blobs, this.version);
     this.outbox = new OutboxStore(db);
     this.settings = new SettingsStore(db);
     this.uploads = new UploadStore(db, this.blobs);
     this.webhooks = new WebhookStore(db);
+    this.emails.refreshSummaries(this.settings);
   }
 
   /** Runs `work` in one transaction: all of it is written, or none. */
