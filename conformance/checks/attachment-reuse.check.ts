@@ -384,13 +384,15 @@ rule(
     await control.advanceClock(400 * 24 * 3_600_000);
     const served = await api.request({ path: file.url, absolute: true });
     expectAt('2.4-R3', served.status, 'the url 400 days later').toBe(200);
-    expectAt('2.4-R3', sha256(served.bytes)).toBe(sha256(bytes));
+    expectAt('2.4-R3', sha256(served.bytes), 'the url serves the uploaded bytes').toBe(
+      sha256(bytes),
+    );
     const byId = await api.request({
       path: `/attachments/${encodeURIComponent(file.id)}`,
       apiKey: tenant.key.secret,
     });
     expectAt('2.4-R1', byId.status, 'the upload id 400 days later').toBe(200);
-    expectAt('2.4-R1', sha256(byId.bytes)).toBe(sha256(bytes));
+    expectAt('2.4-R1', sha256(byId.bytes), 'the id serves the uploaded bytes').toBe(sha256(bytes));
   },
   { needs: ['provisioning', 'clock', 'destructive'] },
 );
@@ -418,7 +420,11 @@ rule(
     ).toEqual(['twice.txt', 'twice.txt']);
     expectAt('D-64', new Set(detail.attachments.map((a) => a.id)).size, 'ids of their own').toBe(2);
     for (const attachment of detail.attachments)
-      expectAt('4.3-R13', sha256(await w.download(attachment.id, '4.3-R13'))).toBe(sha256(bytes));
+      expectAt(
+        '4.3-R13',
+        sha256(await w.download(attachment.id, '4.3-R13')),
+        'each copy downloads as the upload',
+      ).toBe(sha256(bytes));
     await w.listed(box1); // the delivered copy arrives before what follows is counted
     const before = (await w.everything()).emails.length;
     // Counted twice: ten files listed twice are 20; one more entry is 21.

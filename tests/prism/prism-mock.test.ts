@@ -62,6 +62,8 @@ const EXPECTED_FAILED = [
   '2.4-R3',
   '4-R3',
   '4.2-R1',
+  // Prism serves the spec's paths at its root: {origin}/mailboxes is the API (issue 16).
+  '5-R5',
   '6-R1',
   '7-R1',
   '9-R1',

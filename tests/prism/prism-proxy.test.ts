@@ -94,6 +94,19 @@ function signatureArtifacts(): ProxyArtifact[] {
     },
     {
       because:
+        'Prism answers a method a spec path lacks itself, with its own 405 (no code, no Allow), never forwarded',
+      explains: (errors) =>
+        /405 \(application\/problem\+json\) \{"type":"https:\/\/stoplight\.io\/prism\/errors#NO_METHOD_MATCHED_ERROR"/.test(
+          errors,
+        ),
+    },
+    {
+      because:
+        "Prism serves the API at its root (the run's --unversioned-base-url), so {origin}/mailboxes is the API",
+      explains: (errors) => /GET \{origin\}\/mailboxes must not be the API \(got 200/.test(errors),
+    },
+    {
+      because:
         "Prism passes the emulator's Location (/openapi/v1/emails/…) on unchanged while it serves the API at its root",
       explains: (errors) =>
         /Location names the sent copy: expected '\/openapi\/v1\/emails\//.test(errors),
@@ -145,6 +158,32 @@ const BINARY_CHECKS: { behaviour: string; evidence: RegExp }[] = [
     behaviour:
       'replaces only what is given: text replaces the body, subject the subject, attachmentIds the attachments ([] for none)',
     evidence: /expected \[ \[ 'extra\.bin', \d+ \] \] to deeply equal \[ \[ 'extra\.bin', 6 \] \]/,
+  },
+  {
+    // Issue 16's checks of many-file messages: 3 MiB of random bytes arrive as about 5.4 MiB.
+    behaviour:
+      "downloads every file of a many-file message by its own attachment id, byte for byte: sent and received copies, a reply and a forward reusing used uploads, and a forward carrying the original's files",
+    evidence: /the send: a 2xx answer, got 400[\s\S]*"code":"attachments_too_large"/,
+  },
+  {
+    behaviour:
+      "holds replies and forwards to 20 files, 3 MiB of raw attachment data and a 5 MiB message, a forward counting the original's files it carries",
+    evidence: /with exactly 3 MiB: a 2xx answer, got 400[\s\S]*"code":"attachments_too_large"/,
+  },
+  {
+    behaviour:
+      "stores an upload's file once: sends, replies and forwards reusing it add no stored file and no byte",
+    evidence: /the upload is stored: expected \{ files: \d+, bytes: \d+ \} to deeply equal/,
+  },
+  {
+    behaviour:
+      "keeps an upload's public url and its id working more than a year later: nothing expires them",
+    evidence: /the url serves the uploaded bytes: expected '[0-9a-f…]+' to be '[0-9a-f…]+'/,
+  },
+  {
+    behaviour:
+      'attaches an upload listed twice as two attachments with ids of their own, counted twice toward 20 files and 3 MiB',
+    evidence: /each copy downloads as the upload: expected '[0-9a-f…]+' to be '[0-9a-f…]+'/,
   },
   {
     // The original arrives through the control plane; its attachment's download comes back altered.
