@@ -43,6 +43,7 @@ describe('the web dashboard in Chromium', () => {
   let browser: Browser;
   let context: BrowserContext;
   let services: Services;
+  let plainEmailId: string;
 
   beforeAll(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -67,6 +68,14 @@ describe('the web dashboard in Chromium', () => {
       }),
     });
     expect(sent.status).toBe(201);
+    plainEmailId = services.inbound.injectJson({
+      mailbox: 'support@acme.test',
+      from: 'Lee Customer <lee@customer.example>',
+      to: ['support@acme.test'],
+      subject: 'Printer jammed again',
+      html: '<h2>Hello support</h2><p>The printer on floor 3 jammed <b>again</b>.</p>',
+      text: 'Hello support. The printer on floor 3 jammed again.',
+    }).id;
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const signIn = await context.newPage();
@@ -117,41 +126,36 @@ describe('the web dashboard in Chromium', () => {
     await anonymous.close();
   });
 
-  it('loads every page with no console error, one screenshot each', async () => {
-    const email = services.inbound.injectJson({
-      mailbox: 'support@acme.test',
-      from: 'Lee Customer <lee@customer.example>',
-      to: ['support@acme.test'],
-      subject: 'Printer jammed again',
-      html: '<h2>Hello support</h2><p>The printer on floor 3 jammed <b>again</b>.</p>',
-      text: 'Hello support. The printer on floor 3 jammed again.',
-    });
-    const pages: [string, string, string][] = [
-      ['owners', '/', '.owner'],
-      ['mailbox', '/dashboard/mailboxes/billing%40acme.test', 'tr[data-email-id]'],
-      ['email', `/dashboard/emails/${email.id}`, 'iframe.mail'],
-      ['outbox', '/dashboard/outbox', 'tr[data-outbox-id]'],
-      ['webhooks', '/dashboard/webhooks', 'tr[data-webhook-id]'],
-      ['webhook', '/dashboard/webhooks/wh_demo_sink', 'h2'],
-      ['keys', '/dashboard/keys', 'tr[data-key-id]'],
-      ['suppressions', '/dashboard/suppressions', 'table.suppressions td'],
-      ['clock', '/dashboard/clock', '#clock-now'],
-    ];
-    for (const [name, path, selector] of pages) {
+  /** Each page: its name (the screenshot's), its path, and what shows it has rendered. */
+  const PAGES: [string, () => string, string][] = [
+    ['owners', () => '/', '.owner'],
+    ['mailbox', () => '/dashboard/mailboxes/billing%40acme.test', 'tr[data-email-id]'],
+    ['email', () => `/dashboard/emails/${plainEmailId}`, 'iframe.mail'],
+    ['outbox', () => '/dashboard/outbox', 'tr[data-outbox-id]'],
+    ['webhooks', () => '/dashboard/webhooks', 'tr[data-webhook-id]'],
+    ['webhook', () => '/dashboard/webhooks/wh_demo_sink', '.delivery'],
+    ['keys', () => '/dashboard/keys', 'tr[data-key-id]'],
+    ['suppressions', () => '/dashboard/suppressions', 'table.suppressions td'],
+    ['clock', () => '/dashboard/clock', '#clock-now'],
+  ];
+
+  it.each(PAGES)(
+    'loads the %s page with no console error, and saves its screenshot',
+    async (name, path, selector) => {
       const { page, errors, blocked } = await watchedPage();
-      const answer = await page.goto(`${origin}${path}`);
-      expect(answer?.status(), path).toBe(200);
+      const answer = await page.goto(`${origin}${path()}`);
+      expect(answer?.status()).toBe(200);
       await page.waitForSelector(selector);
       if (name === 'email') {
         const body = page.frameLocator('iframe.mail').locator('body');
         await expect.poll(() => body.innerText()).toContain('jammed again');
       }
       await page.screenshot({ path: `${SCREENSHOTS}/${name}.png`, fullPage: true });
-      expect(errors, `console errors on ${path}`).toEqual([]);
-      expect(blocked, `requests leaving loopback from ${path}`).toEqual([]);
+      expect(errors, 'console errors').toEqual([]);
+      expect(blocked, 'requests leaving loopback').toEqual([]);
       await page.close();
-    }
-  });
+    },
+  );
 
   it('narrows a mailbox with a search, and opens an email to its body', async () => {
     const { page, errors } = await watchedPage();
