@@ -164,4 +164,63 @@ describe('the dashboard', () => {
     const outside = await post('/dashboard/faults/clear', { back: '//evil.example/x' });
     expect(outside.headers.get('location')).toMatch(/^\/dashboard\/clock\?/);
   });
+
+  it('streams a change event naming the mailbox when mail arrives (SSE)', async () => {
+    const { get, services } = await signedIn();
+    const answer = await get('/dashboard/events');
+    expect(answer.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    let received = '';
+    const readUntil = async (text: string) => {
+      while (!received.includes(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended before ${text}`);
+        received += new TextDecoder().decode(value);
+      }
+    };
+    await readUntil('event: ready');
+    services.inbound.injectJson({
+      mailbox: 'jin.park@northwind.test',
+      from: 'a@b.example',
+      to: ['jin.park@northwind.test'],
+      subject: 'Live',
+      text: 'x',
+    });
+    await readUntil('event: change');
+    await readUntil('\n\n');
+    expect(received).toContain('"topics":["mailbox:jin.park@northwind.test"]');
+    await reader.cancel();
+  });
+
+  it('re-enables a paused webhook, suppresses and releases an address, moves the clock and arms faults', async () => {
+    const { post, get, services } = await signedIn();
+    services.deps.store.webhooks.setStatus('wh_demo_sink', 'paused', 15);
+    const paused = await (await get('/dashboard/webhooks')).text();
+    expect(paused).toContain('Re-enable');
+    await post('/dashboard/webhooks/wh_demo_sink/enable', { back: '/dashboard/webhooks' });
+    expect(services.webhooks.get('wh_demo_sink').status).toBe('active');
+
+    await post('/dashboard/suppressions', { address: 'gone@example.com', reason: 'bounced' });
+    expect(services.directory.suppressions().map((s) => s.address)).toContain('gone@example.com');
+    await post('/dashboard/suppressions/gone%40example.com/delete', {});
+    expect(services.directory.suppressions().map((s) => s.address)).not.toContain(
+      'gone@example.com',
+    );
+
+    const before = services.deps.clock.now().getTime();
+    await post('/dashboard/clock', { amount: '2', unit: '3600000' });
+    expect(services.deps.clock.now().getTime() - before).toBeGreaterThanOrEqual(2 * 3_600_000);
+
+    await post('/dashboard/faults', {
+      operations: 'send',
+      mode: 'error',
+      status: '502',
+      count: '2',
+    });
+    expect(services.faults.list()).toEqual([
+      expect.objectContaining({ operations: ['send'], mode: 'error', status: 502, remaining: 2 }),
+    ]);
+    await post('/dashboard/faults/clear', {});
+    expect(services.faults.list()).toEqual([]);
+  });
 });
