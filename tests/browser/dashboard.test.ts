@@ -57,17 +57,17 @@ describe('the web dashboard in Chromium', () => {
     origin = `http://127.0.0.1:${address.port}`;
     deps.selfOrigin.value = origin; // the demo webhook posts to {origin}/_mailtwin/sink
     // Something in the outbox: mail to an address outside the emulator is captured there.
-    const sent = await fetch(`${origin}/openapi/v1/emails/send`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        from: 'hello@acme.test',
-        to: 'Dana Buyer <dana@customer.example>',
-        subject: 'Your quote Q-2211',
-        text: 'Please find the quote below.',
-      }),
-    });
-    expect(sent.status).toBe(201);
+    for (const [to, subject] of [
+      ['Dana Buyer <dana@customer.example>', 'Your quote Q-2211'],
+      ['ap@supplier.example', 'Remittance for invoice 4471'],
+    ]) {
+      const sent = await fetch(`${origin}/openapi/v1/emails/send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ from: 'hello@acme.test', to, subject, text: 'Details below.' }),
+      });
+      expect(sent.status).toBe(201);
+    }
     plainEmailId = services.inbound.injectJson({
       mailbox: 'support@acme.test',
       from: 'Lee Customer <lee@customer.example>',
@@ -132,6 +132,11 @@ describe('the web dashboard in Chromium', () => {
     ['mailbox', () => '/dashboard/mailboxes/billing%40acme.test', 'tr[data-email-id]'],
     ['email', () => `/dashboard/emails/${plainEmailId}`, 'iframe.mail'],
     ['outbox', () => '/dashboard/outbox', 'tr[data-outbox-id]'],
+    [
+      'outbox-message',
+      () => `/dashboard/outbox/${services.deps.store.outbox.list()[0]?.id ?? ''}`,
+      'pre.source',
+    ],
     ['webhooks', () => '/dashboard/webhooks', 'tr[data-webhook-id]'],
     ['webhook', () => '/dashboard/webhooks/wh_demo_sink', '.delivery'],
     ['keys', () => '/dashboard/keys', 'tr[data-key-id]'],
@@ -175,6 +180,19 @@ describe('the web dashboard in Chromium', () => {
     await expect.poll(() => page.locator('h1').innerText()).toBe(subject);
     const text = await page.locator('pre.text-body, iframe.mail').count();
     expect(text).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('narrows the outbox with a search', async () => {
+    const { page, errors } = await watchedPage();
+    await page.goto(`${origin}/dashboard/outbox`);
+    expect(await page.locator('tr[data-outbox-id]').count()).toBe(2);
+    await page.fill('input[name="q"]', 'supplier remittance');
+    await Promise.all([page.waitForURL(/q=supplier/), page.click('form.filters button')]);
+    const rows = page.locator('tr[data-outbox-id]');
+    expect(await rows.count()).toBe(1);
+    expect(await rows.first().innerText()).toContain('Remittance for invoice 4471');
     expect(errors).toEqual([]);
     await page.close();
   });

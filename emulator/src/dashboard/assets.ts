@@ -48,6 +48,7 @@ summary { cursor: pointer; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(320px, 1fr)); gap: 12px; }
 .card-box { background: #fff; border: 1px solid var(--line); padding: 10px; }
 .card-box ul { margin: 6px 0 0; padding-left: 18px; }
+.card-box h2 { margin-top: 0; }
 `;
 
 const LIVE_JS = `
