@@ -100,6 +100,8 @@ export function banner(input: {
   fixturePath: string | null;
   services: Services;
   demo: SinkRecord | undefined;
+  /** The SMTP ingress's URL, or null with --no-smtp. */
+  smtpUrl?: string | null;
   pid: number;
 }): string {
   const { origin, options, loaded, secrets, services, demo } = input;
@@ -115,6 +117,9 @@ export function banner(input: {
     `${label('Reference')}${origin}/openapi/docs`,
     `${label('Spec')}${origin}/openapi/openapi.json`,
     `${label('Control')}${controlUrl} (Authorization: Bearer $MAILTWIN_CONTROL_TOKEN)`,
+    ...(input.smtpUrl
+      ? [`${label('SMTP')}${input.smtpUrl} (mail for the emulator's mailboxes)`]
+      : []),
     `${label('Database')}${options.db === null ? 'in memory (lost when mailtwin stops)' : options.db}`,
   ];
   const { keys, webhooks } = secrets;
@@ -184,6 +189,7 @@ export function banner(input: {
   if (secrets.webhookSecret !== undefined) {
     lines.push(`MAILTWIN_WEBHOOK_SECRET=${secrets.webhookSecret}`);
   }
+  if (input.smtpUrl) lines.push(`MAILTWIN_SMTP_URL=${input.smtpUrl}`);
   lines.push(`MAILTWIN_PID=${input.pid}`, '');
   return lines.join('\n');
 }

@@ -27,11 +27,27 @@ const DEFAULTS = {
   rateLimit: null,
   deliveryDelayMs: 0,
   log: 'text',
+  smtpPort: 2525,
 };
 
 describe('mailtwin serve options', () => {
   it('defaults to 127.0.0.1:4025, an in-memory store and the bundled demo', () => {
     expect(parseServeOptions([])).toEqual(DEFAULTS);
+  });
+
+  it('takes SMTP on 2525, on a free port with --port 0 or --smtp-port 0, and none with --no-smtp', () => {
+    expect(options([]).smtpPort).toBe(2525);
+    expect(options(['--smtp-port', '2626']).smtpPort).toBe(2626);
+    expect(options(['--port', '0']).smtpPort).toBe(0);
+    expect(options(['--port', '0', '--smtp-port', '2626']).smtpPort).toBe(2626);
+    expect(options(['--smtp-port', '0']).smtpPort).toBe(0);
+    expect(options(['--no-smtp']).smtpPort).toBeNull();
+    expect(() => options(['--no-smtp', '--smtp-port', '1'])).toThrow(
+      '--no-smtp and --smtp-port cannot be used together',
+    );
+    expect(() => options(['--smtp-port', '70000'])).toThrow(
+      '--smtp-port must be an integer from 0 to 65535, got "70000"',
+    );
   });
 
   it('finds the bundled demo fixture from the package root, whatever the working directory', () => {

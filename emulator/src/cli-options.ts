@@ -29,6 +29,8 @@ export interface ServeOptions {
   deliveryDelayMs: number;
   /** The request log on stdout after the banner: text lines, JSON lines, or null (`--quiet`). */
   log: 'text' | 'json' | null;
+  /** The SMTP ingress's port (0: a free one), or null with `--no-smtp`. */
+  smtpPort: number | null;
 }
 
 export const SERVE_HELP = `Usage: mailtwin serve [options]
@@ -65,6 +67,12 @@ Options:
                              plane are never delayed. Counted on the emulator's clock: moving it
                              forward delivers what fell due. Mail still on its way when mailtwin
                              stops is lost, even with --db
+  --smtp-port <n>            Take mail for the emulator's mailboxes over SMTP on this port
+                             (default 2525; 0 picks a free one, as does --port 0 unless
+                             --smtp-port is given), printed as MAILTWIN_SMTP_URL. It arrives as
+                             the control plane's inbound mail does; an unknown recipient gets
+                             550 5.1.1, a message over --max-request-bytes 552
+  --no-smtp                  Start no SMTP ingress
   --log <text|json>          After the banner, one line per API or control-plane request
                              (method, path, status, ms, key name), per email delivered to a
                              mailbox here and per webhook attempt (status, ms, signature):
@@ -113,6 +121,8 @@ export function parseServeOptions(
         'delivery-delay-ms': { type: 'string' },
         log: { type: 'string' },
         quiet: { type: 'boolean' },
+        'smtp-port': { type: 'string' },
+        'no-smtp': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -127,8 +137,12 @@ export function parseServeOptions(
   if (values.quiet && values.log !== undefined) {
     throw new UsageError('--quiet and --log cannot be used together');
   }
+  if (values['no-smtp'] && values['smtp-port'] !== undefined) {
+    throw new UsageError('--no-smtp and --smtp-port cannot be used together');
+  }
+  const port = parsePort(values.port ?? '4025');
   return {
-    port: parsePort(values.port ?? '4025'),
+    port,
     host: requireValue('--host', values.host ?? '127.0.0.1'),
     db:
       values.db === undefined || values.db === ':memory:'
@@ -149,8 +163,18 @@ export function parseServeOptions(
     rateLimit: values['rate-limit'] === undefined ? null : parseRateLimit(values['rate-limit']),
     deliveryDelayMs: parseDeliveryDelay(values['delivery-delay-ms'] ?? '0'),
     log: values.quiet ? null : parseLogFormat(values.log ?? 'text'),
+    // --port 0 (tests, several instances at once) picks a free SMTP port too.
+    smtpPort: values['no-smtp']
+      ? null
+      : parsePort(
+          values['smtp-port'] ?? (port === 0 ? '0' : String(DEFAULT_SMTP_PORT)),
+          '--smtp-port',
+        ),
   };
 }
+
+/** Mailpit's and many a test tool's SMTP port: unprivileged, and not 25 or 587. */
+export const DEFAULT_SMTP_PORT = 2525;
 
 /** D-27's default: 25 MiB. */
 export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;
@@ -220,9 +244,9 @@ function describeParseError(error: Error & { code?: string }): string {
   return error.message.replace(/\s+/g, ' ').trim();
 }
 
-function parsePort(raw: string): number {
+function parsePort(raw: string, flag = '--port'): number {
   if (!/^\d{1,5}$/.test(raw) || Number(raw) > 65535) {
-    throw new UsageError(`--port must be an integer from 0 to 65535, got "${raw}"`);
+    throw new UsageError(`${flag} must be an integer from 0 to 65535, got "${raw}"`);
   }
   return Number(raw);
 }

@@ -1,3 +1,4 @@
+import nodemailer from 'nodemailer';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -156,12 +157,13 @@ describe('mailtwin serve', () => {
     async () => {
       const { child, stdout, vars } = await startServe(['--port', '0']);
       const lines = stdout.trimEnd().split('\n');
-      expect(lines.slice(-6).map((l) => l.split('=')[0])).toEqual([
+      expect(lines.slice(-7).map((l) => l.split('=')[0])).toEqual([
         'MAILTWIN_BASE_URL',
         'MAILTWIN_API_KEY',
         'MAILTWIN_CONTROL_URL',
         'MAILTWIN_CONTROL_TOKEN',
         'MAILTWIN_WEBHOOK_SECRET',
+        'MAILTWIN_SMTP_URL',
         'MAILTWIN_PID',
       ]);
       expect(vars.MAILTWIN_PID).toBe(String(child.pid));
@@ -183,6 +185,28 @@ describe('mailtwin serve', () => {
       const mailboxes = (await response.json()) as { address: string }[];
       expect(Array.isArray(mailboxes)).toBe(true);
       expect(mailboxes.length).toBeGreaterThan(0);
+
+      // --port 0 picks a free SMTP port too; mail handed over there is listed by the API.
+      const smtp = new URL(vars.MAILTWIN_SMTP_URL ?? '');
+      expect(smtp.protocol).toBe('smtp:');
+      expect(smtp.port).not.toBe('2525');
+      const transport = nodemailer.createTransport({
+        host: smtp.hostname,
+        port: Number(smtp.port),
+        ignoreTLS: true,
+      });
+      await transport.sendMail({
+        from: 'carol@partner.test',
+        to: mailboxes[0]!.address,
+        subject: 'Handed over by SMTP',
+        text: 'Hello.',
+      });
+      const query = new URLSearchParams({ mailbox: mailboxes[0]!.address, subject: 'SMTP' });
+      const listed = await fetch(`${base}/emails?${query}`, {
+        headers: { Authorization: `Bearer ${vars.MAILTWIN_API_KEY}` },
+      });
+      const { emails } = (await listed.json()) as { emails: { subject: string }[] };
+      expect(emails.map((e) => e.subject)).toEqual(['Handed over by SMTP']);
     },
     START_TIMEOUT_MS + 10_000,
   );
@@ -232,6 +256,7 @@ describe('mailtwin serve', () => {
         'MAILTWIN_BASE_URL',
         'MAILTWIN_CONTROL_URL',
         'MAILTWIN_CONTROL_TOKEN',
+        'MAILTWIN_SMTP_URL',
         'MAILTWIN_PID',
       ]);
       expect(vars.MAILTWIN_CONTROL_TOKEN).toBe('mt_test_token_123');
@@ -307,7 +332,14 @@ describe('mailtwin serve', () => {
       expect(Date.parse(after.now)).toBeGreaterThanOrEqual(Date.parse(before.now));
       // The same KEY=value lines (the demo's secrets, checked against the stored hashes).
       const stable = (vars: Record<string, string>) => {
-        const { MAILTWIN_BASE_URL, MAILTWIN_CONTROL_URL, MAILTWIN_PID, ...rest } = vars;
+        // Each start picks its own free ports (--port 0): the API's and SMTP's.
+        const {
+          MAILTWIN_BASE_URL,
+          MAILTWIN_CONTROL_URL,
+          MAILTWIN_SMTP_URL,
+          MAILTWIN_PID,
+          ...rest
+        } = vars;
         return { names: Object.keys(vars), ...rest };
       };
       expect(stable(second.vars)).toEqual(stable(first.vars));

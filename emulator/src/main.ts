@@ -16,6 +16,7 @@ import {
 } from './cli-options.ts';
 import { FixtureError, loadFixtureFile } from './fixtures/load-fixture.ts';
 import { watchLauncher } from './launcher-watch.ts';
+import { startSmtpIngress, type SmtpIngress } from './smtp/smtp-ingress.ts';
 import { RequestLog } from './request-log.ts';
 import { openStore, type Store } from './store/store.ts';
 
@@ -73,7 +74,11 @@ async function startServer(options: ServeOptions): Promise<void> {
     const app = createApp(deps, services);
     const log = options.log === null ? null : new RequestLog(services, options.log);
     const { server, address } = await listen(log?.wrap(app.fetch) ?? app.fetch, options);
-    stopWhenTold(server, services);
+    const smtp = await listenSmtp(services, options).catch((error: unknown) => {
+      server.close(); // nothing may keep listening after a configuration error
+      throw error;
+    });
+    stopWhenTold(server, services, smtp);
     const origin = `http://${formatHost(address.address)}:${address.port}`;
     deps.selfOrigin.value = origin;
     services.dispatcher.start(); // also resumes retries a --db file had pending
@@ -86,7 +91,17 @@ async function startServer(options: ServeOptions): Promise<void> {
           ? await recoverSecrets(services, options.fixtures)
           : loadedSecrets(undefined);
     process.stdout.write(
-      banner({ origin, options, loaded, secrets, fixturePath, services, demo, pid: process.pid }),
+      banner({
+        origin,
+        options,
+        loaded,
+        secrets,
+        fixturePath,
+        services,
+        demo,
+        smtpUrl: smtp?.url ?? null,
+        pid: process.pid,
+      }),
     );
     log?.start(); // after the banner, so it stays one block
   } catch (error) {
@@ -167,6 +182,28 @@ function listen(
   });
 }
 
+/** The SMTP ingress (issue 17), on the API's host; null with --no-smtp. */
+async function listenSmtp(services: Services, options: ServeOptions): Promise<SmtpIngress | null> {
+  if (options.smtpPort === null) return null;
+  try {
+    return await startSmtpIngress(
+      {
+        store: services.deps.store,
+        inbound: services.inbound,
+        maxMessageBytes: options.maxRequestBytes,
+      },
+      options.host,
+      options.smtpPort,
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const reason = code === 'EADDRINUSE' ? 'the port is already in use' : (error as Error).message;
+    throw new UsageError(
+      `cannot listen for SMTP on ${options.host}:${options.smtpPort}: ${reason} (--smtp-port, --no-smtp)`,
+    );
+  }
+}
+
 /** How long requests in progress may take to finish once the server is told to stop. */
 const STOP_GRACE_MS = 5_000;
 
@@ -175,7 +212,7 @@ const STOP_GRACE_MS = 5_000;
  * away: stops listening at once, keeps the clock's current instant with the data, lets requests
  * in progress finish, closes the store and exits 0.
  */
-function stopWhenTold(server: Server, services: Services): void {
+function stopWhenTold(server: Server, services: Services, smtp: SmtpIngress | null): void {
   let stopping = false;
   const stop = (reason: string) => {
     if (stopping) return;
@@ -188,6 +225,7 @@ function stopWhenTold(server: Server, services: Services): void {
     } catch (error) {
       process.stderr.write(`mailtwin: could not keep the clock (${(error as Error).message})\n`);
     }
+    void smtp?.close();
     server.close(() => {
       services.deps.store.close();
       process.exit(0);
