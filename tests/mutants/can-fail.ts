@@ -268,7 +268,16 @@ async function runOne(workspace: string, mutant: NamedMutant): Promise<MutantOut
     );
     const reportPath = join(reportDir, 'report.json');
     if (!existsSync(reportPath)) {
-      return { mutant, caught: false, detail: `no report (exit ${status}): ${stderr.slice(-600)}` };
+      // In an API world the preflight tries every key by role before any check: a key that
+      // should be refused and is not stops the run (exit 2), so the target is never certified.
+      const refusedRun = apiWorld && status === 2 && /is not refused/.test(stderr);
+      return {
+        mutant,
+        caught: refusedRun,
+        detail: refusedRun
+          ? `the preflight stopped the run: ${stderr.trim().split('\n').pop()!.slice(0, 300)}`
+          : `no report (exit ${status}): ${stderr.slice(-600)}`,
+      };
     }
     const report = JSON.parse(readFileSync(reportPath, 'utf8')) as JsonReport;
     const check = report.checks.find((c) => behaviourOf(c) === mutant.caughtBy);
