@@ -40,6 +40,7 @@ button.danger { background: #fff; color: var(--bad); border-color: #f1b9b3; }
 pre { background: #fff; border: 1px solid var(--line); padding: 8px; overflow: auto; max-height: 420px; white-space: pre-wrap; word-break: break-all; font: 12px/1.4 ui-monospace, monospace; }
 iframe.mail { width: 100%; height: 480px; border: 1px solid var(--line); background: #fff; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; background: #fff; border: 1px solid var(--line); padding: 8px; }
+table.headers th { width: 14em; white-space: nowrap; }
 dl.meta dt { color: var(--muted); }
 dl.meta dd { margin: 0; }
 details { background: #fff; border: 1px solid var(--line); margin: 6px 0; padding: 6px 8px; }

@@ -223,4 +223,36 @@ describe('the dashboard', () => {
     await post('/dashboard/faults/clear', {});
     expect(services.faults.list()).toEqual([]);
   });
+
+  it('downloads the exact bytes of mail that arrived raw, and of a sent copy the outbox kept', async () => {
+    const { get, app, services } = await signedIn();
+    const raw = 'From: a@b.example\r\nTo: hello@acme.test\r\nSubject: Raw one\r\n\r\nBody\r\n';
+    const email = await services.inbound.injectRaw(new TextEncoder().encode(raw), {
+      mailbox: 'hello@acme.test',
+    });
+    const eml = await get(`/dashboard/emails/${email.id}/eml`);
+    expect(eml.headers.get('content-disposition')).toMatch(/^attachment; filename=/);
+    expect(await eml.text()).toBe(raw);
+    expect(await (await get(`/dashboard/emails/${email.id}`)).text()).toContain(
+      'The message exactly as it arrived.',
+    );
+
+    const sent = await app.request('/openapi/v1/emails/send', {
+      method: 'POST',
+      headers: {
+        authorization: 'Bearer sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU',
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({
+        from: 'hello@acme.test',
+        to: 'x@far.example',
+        subject: 'Out',
+        text: 'Hi',
+      }),
+    });
+    const { id } = (await sent.json()) as { id: string };
+    const kept = services.deps.store.outbox.list().find((e) => e.sentEmailId === id);
+    const bytes = services.deps.store.outbox.get(kept?.id ?? '')?.raw.toString('utf8');
+    expect(await (await get(`/dashboard/emails/${id}/eml`)).text()).toBe(bytes);
+  });
 });

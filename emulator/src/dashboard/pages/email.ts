@@ -8,6 +8,13 @@ import { addressList, addressText, bytes, seg, when } from '../format.ts';
 import { emailSource, headersOf } from '../email-source.ts';
 import { hasRemoteContent, mailFrame } from '../email-frame.ts';
 
+const SOURCE_NOTE = {
+  arrived: 'The message exactly as it arrived.',
+  sent: 'The message exactly as it was sent (kept by the outbox).',
+  composed:
+    'Composed again from the stored email (this copy keeps no original bytes); MIME boundaries differ from the message sent.',
+} as const;
+
 /** How much of a source is shown inline; the .eml download always has all of it. */
 const SHOWN_SOURCE_BYTES = 256 * 1024;
 
@@ -23,7 +30,7 @@ export function findEmail(services: Services, id: string | undefined): Email {
 export function emailPage(services: Services) {
   return async (c: Context) => {
     const email = findEmail(services, c.req.param('id'));
-    const { raw, original } = await emailSource(services.deps.store, email);
+    const { raw, kind } = await emailSource(services.deps.store, email);
     const remote = c.req.query('remote') === '1';
     const base = `/dashboard/emails/${seg(email.id)}`;
     const shown = raw.subarray(0, SHOWN_SOURCE_BYTES).toString('utf8');
@@ -108,11 +115,7 @@ export function emailPage(services: Services) {
         </table>
         <h2 id="source">Source</h2>
         <p class="muted">
-          ${
-            original
-              ? 'The message exactly as it arrived.'
-              : 'Composed again from the stored email (this copy keeps no original bytes); MIME boundaries differ from the message sent.'
-          }
+          ${SOURCE_NOTE[kind]}
           ${
             raw.length > SHOWN_SOURCE_BYTES
               ? ` Showing the first ${bytes(SHOWN_SOURCE_BYTES)} of ${bytes(raw.length)}.`
