@@ -25,8 +25,8 @@ async function logged(format: LogFormat) {
   return { services, lines, log, call };
 }
 
-/** Lets queued event listeners and the dispatcher's first attempt run. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 50));
+/** Lets listeners queued as microtasks run (setImmediate comes after every microtask). */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('the request log', () => {
   it('prints method, path, status, ms and key name, in that order, for API and control requests only', async () => {
