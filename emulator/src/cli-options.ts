@@ -88,6 +88,8 @@ export const MAIN_HELP = `Usage: mailtwin <command> [options]
 
 Commands:
   serve    Start the emulator (see: mailtwin serve --help)
+  listen   Forward a running emulator's webhook deliveries to a local URL (mailtwin listen --help)
+  trigger  Make an inbound email in a running emulator (mailtwin trigger --help)
   help     Show this help
 `;
 

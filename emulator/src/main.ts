@@ -16,6 +16,8 @@ import {
 } from './cli-options.ts';
 import { FixtureError, loadFixtureFile } from './fixtures/load-fixture.ts';
 import { watchLauncher } from './launcher-watch.ts';
+import { LISTEN_HELP, parseListenOptions, runListen } from './commands/listen.ts';
+import { TRIGGER_HELP, parseTriggerOptions, runTrigger } from './commands/trigger.ts';
 import { startSmtpIngress, type SmtpIngress } from './smtp/smtp-ingress.ts';
 import { RequestLog } from './request-log.ts';
 import { openStore, type Store } from './store/store.ts';
@@ -27,6 +29,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(MAIN_HELP);
     return 0;
   }
+  if (command === 'listen' || command === 'trigger') return runControlCommand(command, rest);
   if (command !== 'serve') {
     process.stderr.write(`mailtwin: unknown command "${command}"\n\n${MAIN_HELP}`);
     return 2;
@@ -42,6 +45,35 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof FixtureError)) throw error;
     process.stderr.write(`mailtwin serve: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
+    return 2;
+  }
+}
+
+/** `mailtwin listen` and `mailtwin trigger`: clients of a running emulator's control plane. */
+async function runControlCommand(command: 'listen' | 'trigger', argv: string[]): Promise<number> {
+  try {
+    if (command === 'trigger') {
+      const options = parseTriggerOptions(argv, process.env);
+      if (options === 'help') {
+        process.stdout.write(TRIGGER_HELP);
+        return 0;
+      }
+      process.stdout.write(`${await runTrigger(options)}\n`);
+      return 0;
+    }
+    const options = parseListenOptions(argv, process.env);
+    if (options === 'help') {
+      process.stdout.write(LISTEN_HELP);
+      return 0;
+    }
+    const stop = new AbortController();
+    process.once('SIGINT', () => stop.abort());
+    process.once('SIGTERM', () => stop.abort());
+    await runListen(options, (line) => process.stdout.write(`${line}\n`), stop.signal);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`mailtwin ${command}: ${error.message} (run with --help for usage)\n`);
     return 2;
   }
 }

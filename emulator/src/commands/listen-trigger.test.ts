@@ -1,0 +1,163 @@
+// `mailtwin listen` and `mailtwin trigger` against an emulator listening on loopback (issue 17
+// item 4): the delivery reaches the --forward-to receiver with its signature intact.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../../webhooks/index.js';
+import { createApp, createServices, defaultDeps, type Services } from '../app.ts';
+import { UsageError } from '../cli-options.ts';
+import { serveWithJsonErrors } from '../http/node-server.ts';
+import { parseListenOptions, runListen } from './listen.ts';
+import { parseTriggerOptions, runTrigger } from './trigger.ts';
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+const close = (server: Server) => () =>
+  new Promise<void>((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+
+async function listening(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+/** An emulator on a loopback port, with one owner, a mailbox, and loopback webhooks allowed. */
+async function emulator(allowLoopbackWebhooks = true) {
+  const deps = defaultDeps({ logError: () => {}, allowLoopbackWebhooks });
+  const services: Services = createServices(deps);
+  const owner = services.directory.createOwner({ name: 'Acme' });
+  services.directory.createMailbox({ address: 'hello@acme.test' });
+  services.directory.grant(owner.id, 'hello@acme.test');
+  const app = createApp(deps, services);
+  const server = await new Promise<Server>((resolve) => {
+    const s = serveWithJsonErrors({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () =>
+      resolve(s),
+    );
+  });
+  services.dispatcher.start();
+  closers.push(async () => services.dispatcher.stop());
+  closers.push(close(server));
+  const env = {
+    MAILTWIN_CONTROL_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/_mailtwin/v1`,
+    MAILTWIN_CONTROL_TOKEN: deps.controlToken,
+  };
+  return { services, owner, env };
+}
+
+/** The app a developer runs: it records what reaches it and answers `status`. */
+async function receiver(status = 200) {
+  const received: { method: string; url: string; headers: IncomingHttpHeaders; body: Buffer }[] =
+    [];
+  const waiting: (() => void)[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({
+        method: request.method!,
+        url: request.url!,
+        headers: request.headers,
+        body: Buffer.concat(chunks),
+      });
+      response.writeHead(status).end();
+      waiting.splice(0).forEach((wake) => wake());
+    });
+  });
+  const port = await listening(server);
+  closers.push(close(server));
+  const next = () => new Promise<void>((resolve) => waiting.push(resolve));
+  return { url: `http://127.0.0.1:${port}/hooks`, received, next };
+}
+
+/** Generous: each wait ends on an event long before; the bound only stops a broken run. */
+const POLL = { timeout: 30_000, interval: 20 };
+
+describe('mailtwin listen and trigger', () => {
+  it('forwards a triggered email.received to the local URL with its signature intact, then deletes its webhook', async () => {
+    const { services, env } = await emulator();
+    const app = await receiver(204);
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const options = parseListenOptions(['--forward-to', app.url], env);
+    if (options === 'help') throw new Error('unexpected help');
+    const secretPrinted = new Promise<string>((resolve) => {
+      const running = runListen(
+        options,
+        (line) => {
+          lines.push(line);
+          const secret = /^MAILTWIN_WEBHOOK_SECRET=(whsec_\S+)$/.exec(line)?.[1];
+          if (secret !== undefined) resolve(secret);
+        },
+        stop.signal,
+      );
+      closers.push(async () => {
+        stop.abort();
+        await running;
+      });
+    });
+    const secret = await secretPrinted;
+    expect(services.webhooks.list()).toHaveLength(1);
+
+    const trigger = parseTriggerOptions(
+      ['email.received', '--mailbox', 'hello@acme.test', '--subject', 'Ping'],
+      env,
+    );
+    if (trigger === 'help') throw new Error('unexpected help');
+    const arrived = app.next();
+    const said = await runTrigger(trigger);
+    expect(said).toMatch(/^email\.received: \S+ in hello@acme\.test \("Ping"\)$/);
+    await arrived;
+
+    const [delivery] = app.received;
+    expect(delivery?.method).toBe('POST');
+    expect(delivery?.url).toBe('/hooks');
+    const verified = verifyWebhook({ secret, headers: delivery!.headers, rawBody: delivery!.body });
+    expect(verified.event).toBe('email.received');
+    expect(JSON.parse(delivery!.body.toString()).data.subject).toBe('Ping');
+    await expect
+      .poll(() => lines.some((l) => / email\.received \S+ → .*: 204 \(\d+ ms\)$/.test(l)), POLL)
+      .toBe(true);
+
+    stop.abort();
+    await expect.poll(() => services.webhooks.list().length, POLL).toBe(0);
+    await expect.poll(() => lines.at(-1), POLL).toMatch(/^Deleted webhook /);
+  }, 60_000);
+
+  it('says to allow loopback webhooks when the emulator refuses the relay', async () => {
+    const { env } = await emulator(false);
+    const options = parseListenOptions(['--forward-to', 'http://127.0.0.1:9/hooks'], env);
+    if (options === 'help') throw new Error('unexpected help');
+    await expect(runListen(options, () => {}, new AbortController().signal)).rejects.toThrow(
+      /--allow-loopback-webhooks/,
+    );
+  });
+
+  it('names what is missing or wrong in one line: no emulator, a bad URL, a wrong token, an unknown mailbox', async () => {
+    expect(() => parseListenOptions(['--forward-to', 'http://x.test/'], {})).toThrow(
+      /give --url, or load the banner lines/,
+    );
+    expect(() => parseListenOptions([], {})).toThrow('--forward-to <url> is required');
+    expect(() =>
+      parseTriggerOptions(['email.sent', '--mailbox', 'a@b.c'], {
+        MAILTWIN_CONTROL_URL: 'http://x',
+        MAILTWIN_CONTROL_TOKEN: 't',
+      }),
+    ).toThrow(/give the event to trigger: email\.received/);
+    const { env } = await emulator();
+    const wrongToken = parseTriggerOptions(['email.received', '--mailbox', 'hello@acme.test'], {
+      ...env,
+      MAILTWIN_CONTROL_TOKEN: 'not-the-token',
+    });
+    if (wrongToken === 'help') throw new Error('unexpected help');
+    await expect(runTrigger(wrongToken)).rejects.toThrow(/control token is not accepted .*\(401\)/);
+    const unknown = parseTriggerOptions(['email.received', '--mailbox', 'nobody@acme.test'], env);
+    if (unknown === 'help') throw new Error('unexpected help');
+    await expect(runTrigger(unknown)).rejects.toThrow(UsageError);
+    await expect(runTrigger(unknown)).rejects.toThrow(/mailbox_not_found/);
+  });
+});
