@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { parseYamlCached } from './yaml-cache.ts';
 
 /** Where the contract lives in the repository (spec/openapi.yaml). */
 export const SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
@@ -8,9 +8,12 @@ export const SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import
 /** The parsed OpenAPI document, as a plain JSON value. */
 export type OpenApiDocument = Record<string, unknown> & { servers?: unknown; paths?: unknown };
 
-/** Reads and parses spec/openapi.yaml; the one place the emulator loads its contract. */
+/**
+ * Reads and parses spec/openapi.yaml; the one place the emulator loads its contracts. The
+ * parse is cached by content (yaml-cache.ts): YAML parsing was most of start-up.
+ */
 export function loadSpec(path: string = SPEC_PATH): OpenApiDocument {
-  return parse(readFileSync(path, 'utf8')) as OpenApiDocument;
+  return parseYamlCached(readFileSync(path, 'utf8')) as OpenApiDocument;
 }
 
 /**
