@@ -255,4 +255,67 @@ describe('the dashboard', () => {
     const bytes = services.deps.store.outbox.get(kept?.id ?? '')?.raw.toString('utf8');
     expect(await (await get(`/dashboard/emails/${id}/eml`)).text()).toBe(bytes);
   });
+
+  it('pages a mailbox 25 at a time, newest first, with an Older link carrying the cursor', async () => {
+    const { get, services } = await signedIn();
+    for (let i = 0; i < 30; i += 1) {
+      services.inbound.injectJson({
+        mailbox: 'team@acme-labs.test',
+        from: 'bot@ci.example',
+        subject: `Build ${i}`,
+        text: 'ok',
+        receivedAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString(),
+      });
+    }
+    const first = await (
+      await get('/dashboard/mailboxes/team%40acme-labs.test?from=ci.example')
+    ).text();
+    const subjects = (page: string) => [...page.matchAll(/>(Build \d+)</g)].map((m) => m[1]);
+    expect(subjects(first)).toHaveLength(25);
+    expect(subjects(first)[0]).toBe('Build 29');
+    const older = /href="([^"]+)" rel="next"/.exec(first)?.[1]?.replaceAll('&amp;', '&') ?? '';
+    expect(older).toContain('cursor=');
+    const second = await (await get(older)).text();
+    expect(subjects(second)).toEqual(['Build 4', 'Build 3', 'Build 2', 'Build 1', 'Build 0']);
+    expect(second).not.toContain('rel="next"');
+  });
+
+  it('serves an attachment as a download only, and a disabled key stops working on the API', async () => {
+    const { get, post, app, services } = await signedIn();
+    const email = services.inbound.injectJson({
+      mailbox: 'hello@acme.test',
+      from: 'a@b.example',
+      subject: 'With a file',
+      text: 'see file',
+      attachments: [
+        { name: 'note.html', contentType: 'text/html', contentBase64: btoa('<script>x</script>') },
+      ],
+    });
+    const id = email.attachments[0]?.id ?? '';
+    const file = await get(`/dashboard/emails/${email.id}/attachments/${id}`);
+    expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="note.html"/);
+    expect(file.headers.get('content-security-policy')).toMatch(/^sandbox/);
+    expect(await file.text()).toBe('<script>x</script>');
+
+    const key = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
+    const api = () =>
+      app.request('/openapi/v1/mailboxes', { headers: { authorization: `Bearer ${key}` } });
+    expect((await api()).status).toBe(200);
+    await post('/dashboard/keys/key_acme_demo/disable', {});
+    expect((await api()).status).toBe(401);
+    await post('/dashboard/keys/key_acme_demo/enable', {});
+    expect((await api()).status).toBe(200);
+  });
+
+  it('shows a failed attempt with its error and the next retry of a pending delivery', async () => {
+    const { get, services } = await signedIn();
+    // Loopback targets are refused here (no --allow-loopback-webhooks): the demo sink fails.
+    services.inbound.injectJson({ mailbox: 'hello@acme.test', from: 'a@b.example', subject: 'x' });
+    await services.dispatcher.runDue();
+    const page = await (await get('/dashboard/webhooks/wh_demo_sink')).text();
+    expect(page).toContain('<span class="badge pending">pending</span>');
+    expect(page).toMatch(/· next retry <time datetime="[^"]+"/);
+    expect(page).toContain('<span class="badge bad">no answer</span>');
+    expect(page).toContain('<h4>Signed request</h4>');
+  });
 });
