@@ -18,7 +18,8 @@ import { FixtureError, loadFixtureFile } from './fixtures/load-fixture.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { LISTEN_HELP, parseListenOptions, runListen } from './commands/listen.ts';
 import { TRIGGER_HELP, parseTriggerOptions, runTrigger } from './commands/trigger.ts';
-import { startSmtpIngress, type SmtpIngress } from './smtp/smtp-ingress.ts';
+import { startSmtpIngress, type SmtpIngress, type SmtpOutcome } from './smtp/smtp-ingress.ts';
+import { eventsOf } from './events.ts';
 import { RequestLog } from './request-log.ts';
 import { openStore, type Store } from './store/store.ts';
 
@@ -106,7 +107,7 @@ async function startServer(options: ServeOptions): Promise<void> {
     const app = createApp(deps, services);
     const log = options.log === null ? null : new RequestLog(services, options.log);
     const { server, address } = await listen(log?.wrap(app.fetch) ?? app.fetch, options);
-    const smtp = await listenSmtp(services, options).catch((error: unknown) => {
+    const smtp = await listenSmtp(services, options, log).catch((error: unknown) => {
       server.close(); // nothing may keep listening after a configuration error
       throw error;
     });
@@ -215,7 +216,11 @@ function listen(
 }
 
 /** The SMTP ingress (issue 17), on the API's host; null with --no-smtp. */
-async function listenSmtp(services: Services, options: ServeOptions): Promise<SmtpIngress | null> {
+async function listenSmtp(
+  services: Services,
+  options: ServeOptions,
+  log: RequestLog | null,
+): Promise<SmtpIngress | null> {
   if (options.smtpPort === null) return null;
   try {
     return await startSmtpIngress(
@@ -223,6 +228,7 @@ async function listenSmtp(services: Services, options: ServeOptions): Promise<Sm
         store: services.deps.store,
         inbound: services.inbound,
         maxMessageBytes: options.maxRequestBytes,
+        ...(log === null ? {} : { onMessage: (outcome: SmtpOutcome) => log.smtpMessage(outcome) }),
       },
       options.host,
       options.smtpPort,
@@ -251,6 +257,7 @@ function stopWhenTold(server: Server, services: Services, smtp: SmtpIngress | nu
     stopping = true;
     process.stderr.write(`mailtwin: ${reason}, stopping\n`);
     services.dispatcher.stop();
+    eventsOf(services.deps.store).publish({ type: 'emulator.stopping' }); // ends event streams
     services.localDelivery.stop(); // mail still on its way is lost (see --help)
     try {
       services.deps.clock.checkpoint();

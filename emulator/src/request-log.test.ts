@@ -79,4 +79,26 @@ describe('the request log', () => {
     await call('/openapi/v1/mailboxes', { headers: { authorization: `Bearer ${DEMO_KEY}` } });
     expect(lines).toHaveLength(1);
   });
+
+  it('prints a line per SMTP message: where it went, or why it was refused', async () => {
+    const { services, lines, log } = await logged('text');
+    const email = services.inbound.injectJson({
+      mailbox: 'hello@acme.test',
+      from: 'carol@partner.test',
+      subject: 'By SMTP',
+      text: 'x',
+    });
+    lines.length = 0;
+    log.smtpMessage({ from: 'carol@partner.test', delivered: [email], bytes: 321 });
+    log.smtpMessage({
+      from: '',
+      delivered: [],
+      bytes: 99_999,
+      refused: { code: 552, reason: '5.3.4 Message exceeds the limit of 10000 bytes' },
+    });
+    expect(lines).toEqual([
+      'smtp from carol@partner.test 321 bytes delivered to hello@acme.test\n',
+      'smtp from <> 99999 bytes refused: 552 5.3.4 Message exceeds the limit of 10000 bytes\n',
+    ]);
+  });
 });

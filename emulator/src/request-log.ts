@@ -1,6 +1,7 @@
 import type { Services } from './app.ts';
 import { lookupOf } from './domain/api-key-secrets.ts';
 import { eventsOf, type EmulatorEvent } from './events.ts';
+import type { SmtpOutcome } from './smtp/smtp-ingress.ts';
 
 /** `--log text` (the default) or `--log json`; `--quiet` prints nothing. */
 export type LogFormat = 'text' | 'json';
@@ -75,8 +76,21 @@ export class RequestLog {
     return this.services.deps.store.directory.findKeyByLookup(lookup)?.key.name ?? '-';
   }
 
-  private onEvent(event: EmulatorEvent): void {
+  /** A message handed over by SMTP (its deliveries get their own `email` lines). */
+  smtpMessage(outcome: SmtpOutcome): void {
     if (!this.started) return;
+    this.emit({
+      type: 'smtp',
+      from: outcome.from,
+      bytes: outcome.bytes,
+      delivered: outcome.delivered.map((email) => email.mailbox),
+      refused:
+        outcome.refused === undefined ? null : `${outcome.refused.code} ${outcome.refused.reason}`,
+    });
+  }
+
+  private onEvent(event: EmulatorEvent): void {
+    if (!this.started || event.type === 'emulator.stopping') return;
     if (event.type === 'email.stored') {
       if (event.folder === 'sent') return; // the sender's own copy is not a delivery
       const email = this.services.deps.store.emails.get(event.emailId);
@@ -122,6 +136,7 @@ type LogEntry =
       from: string;
       subject: string;
     }
+  | { type: 'smtp'; from: string; bytes: number; delivered: string[]; refused: string | null }
   | {
       type: 'webhook';
       event: string;
@@ -141,6 +156,10 @@ export function textOf(entry: LogEntry): string {
       return `${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms ${quoted(entry.key)}`;
     case 'email':
       return `email ${entry.id} to ${entry.mailbox} (${entry.folder}) from ${entry.from} ${JSON.stringify(entry.subject)}`;
+    case 'smtp':
+      return entry.refused === null
+        ? `smtp from ${entry.from || '<>'} ${entry.bytes} bytes delivered to ${entry.delivered.join(', ')}`
+        : `smtp from ${entry.from || '<>'} ${entry.bytes} bytes refused: ${entry.refused}`;
     case 'webhook':
       return (
         `webhook ${entry.event} ${entry.deliveryId} attempt ${entry.attempt} to ${entry.webhookId}: ` +
