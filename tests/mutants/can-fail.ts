@@ -270,7 +270,8 @@ async function runOne(workspace: string, mutant: NamedMutant): Promise<MutantOut
     if (!existsSync(reportPath)) {
       // In an API world the preflight tries every key by role before any check: a key that
       // should be refused and is not stops the run (exit 2), so the target is never certified.
-      const refusedRun = apiWorld && status === 2 && /is not refused/.test(stderr);
+      const refusedRun =
+        apiWorld && status === 2 && /is not refused|with JSON that is not/.test(stderr);
       return {
         mutant,
         caught: refusedRun,
