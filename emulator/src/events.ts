@@ -21,7 +21,9 @@ export type EmulatorEvent =
       error: string | null;
       latencyMs: number;
       exchange: WebhookExchange;
-    };
+    }
+  /** `mailtwin serve` is stopping: long-lived listeners (event streams) end now. */
+  | { type: 'emulator.stopping' };
 
 /** The event of a new email stored in a mailbox (any folder). */
 export function emailStored(email: Pick<Email, 'id' | 'mailbox' | 'folder'>): EmulatorEvent {

@@ -16,6 +16,8 @@ export function topicsOf(event: EmulatorEvent): string[] {
       return [`mailbox:${event.mailbox}`, ...(event.folder === 'sent' ? ['outbox'] : [])];
     case 'webhook.attempt':
       return [`webhook:${event.webhookId}`, 'webhooks'];
+    case 'emulator.stopping':
+      return [];
   }
 }
 
@@ -24,7 +26,12 @@ export function liveEvents(events: EmulatorEvents) {
   return (c: Context) =>
     streamSSE(c, async (stream) => {
       let id = 0;
+      let stop = () => {};
+      const stopped = new Promise<void>((resolve) => (stop = resolve));
+      stream.onAbort(stop);
       const unsubscribe = events.subscribe((event) => {
+        // An open tab must not hold a stopping server for its grace period.
+        if (event.type === 'emulator.stopping') return stop();
         void stream.writeSSE({
           event: 'change',
           id: String(++id),
@@ -33,7 +40,7 @@ export function liveEvents(events: EmulatorEvents) {
       });
       const ping = setInterval(() => void stream.writeSSE({ event: 'ping', data: '' }), PING_MS);
       await stream.writeSSE({ event: 'ready', data: '' });
-      await new Promise<void>((resolve) => stream.onAbort(resolve));
+      await stopped;
       clearInterval(ping);
       unsubscribe();
     });
