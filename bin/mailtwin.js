@@ -1,7 +1,17 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so `mailtwin` works right after `npm ci`.
-import { register } from 'tsx/esm/api';
+// Runs the compiled emulator (dist/emulator, from `npm run build`, which `npm ci` runs) when it
+// was built from the sources as they are; otherwise the TypeScript sources through tsx, so
+// `mailtwin` works right after a checkout or an edit, only slower to start.
+// MAILTWIN_FROM_SOURCE=1 always runs the sources.
+import { compiledModule } from './compiled.js';
 
-register();
-const { main } = await import('../emulator/src/main.ts');
+const compiled = compiledModule('main.js');
+let main;
+if (compiled !== undefined) {
+  ({ main } = await import(compiled));
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../emulator/src/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));
