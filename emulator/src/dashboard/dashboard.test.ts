@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 import { DEFAULT_FIXTURES } from '../cli-options.ts';
 import { loadFixtureFile } from '../fixtures/load-fixture.ts';
+import { eventsOf } from '../events.ts';
 import { SESSION_COOKIE } from './session.ts';
 
 const TOKEN = 'mt_dashboard-test+token/=';
@@ -317,5 +318,17 @@ describe('the dashboard', () => {
     expect(page).toMatch(/· next retry <time datetime="[^"]+"/);
     expect(page).toContain('<span class="badge bad">no answer</span>');
     expect(page).toContain('<h4>Signed request</h4>');
+  });
+
+  it('ends its event streams when the emulator stops, so an open tab does not hold the stop', async () => {
+    const { get, services } = await signedIn();
+    const answer = await get('/dashboard/events');
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    expect(new TextDecoder().decode((await reader.read()).value)).toContain('event: ready');
+    eventsOf(services.deps.store).publish({ type: 'emulator.stopping' });
+    for (;;) {
+      const { done } = await reader.read();
+      if (done) break;
+    }
   });
 });
