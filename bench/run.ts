@@ -5,8 +5,10 @@
 import { cpus } from 'node:os';
 import { benchConformance } from './conformance.bench.ts';
 import { benchContract } from './contract.bench.ts';
+import { benchDbList, benchHttpList } from './http-list.bench.ts';
 import { benchReadSide } from './read-side.bench.ts';
 import { benchSendSide } from './send-side.bench.ts';
+import { benchStartup } from './startup.bench.ts';
 import { benchWebhooks } from './webhooks.bench.ts';
 
 const print = (line: string) => process.stdout.write(`  ${line}\n`);
@@ -14,7 +16,13 @@ const print = (line: string) => process.stdout.write(`  ${line}\n`);
 process.stdout.write(
   `mailtwin bench: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})\n\n`,
 );
-process.stdout.write('Contract and docs\n');
+process.stdout.write('Start-up (issue 18 item 2)\n');
+await benchStartup(print);
+process.stdout.write('\nList throughput over HTTP against its ceilings (issue 18 item 1)\n');
+await benchHttpList(print);
+process.stdout.write('\nA --db file at scale: deep pages and memory (issue 18 items 1 and 4)\n');
+await benchDbList(print);
+process.stdout.write('\nContract and docs\n');
 await benchContract(print);
 process.stdout.write('\nRead side (§4.2) at 100k emails in one mailbox\n');
 await benchReadSide(print);

@@ -1,0 +1,75 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+/** A port free right now, so a child can be told where to listen and polled before it says. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A server in its own process, so the load tool never shares its event loop. */
+export interface ChildServer {
+  origin: string;
+  pid: number;
+  stop: () => Promise<void>;
+}
+
+/**
+ * Spawns `command args` (`{port}` in args replaced by a free port) and waits until
+ * `readyPath` answers 200 with `headers`; throws with the child's stderr if it exits first.
+ */
+export async function startChild(
+  command: string,
+  args: string[],
+  readyPath: string,
+  headers: Record<string, string> = {},
+): Promise<ChildServer> {
+  const port = await freePort();
+  const child = spawn(
+    command,
+    args.map((a) => a.replaceAll('{port}', String(port))),
+    { stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (child.exitCode === null && Date.now() < deadline) {
+    const ok = await fetch(`${origin}${readyPath}`, { headers }).then(
+      async (r) => (await r.arrayBuffer(), r.status === 200),
+      () => false,
+    );
+    if (ok) return { origin, pid: child.pid as number, stop: () => stopChild(child) };
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await stopChild(child);
+  throw new Error(`${command} ${args.join(' ')} did not become ready: ${stderr.slice(-2000)}`);
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+/** Resident set size of a process in MB (Linux /proc), or NaN where that is unavailable. */
+export function rssMbOf(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    return kb === undefined ? Number.NaN : Number(kb) / 1024;
+  } catch {
+    return Number.NaN;
+  }
+}

@@ -1,0 +1,99 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { percentile } from './measure.ts';
+import { freePort } from './processes.ts';
+
+const BIN = fileURLToPath(new URL('../bin/mailtwin.js', import.meta.url));
+const BUILD = fileURLToPath(new URL('../bin/build.js', import.meta.url));
+/** The demo fixture's public key (fixtures/demo.json), fixed so polling needs no banner. */
+const DEMO_KEY = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
+/** Linux counts process CPU time in clock ticks of 10 ms (USER_HZ 100). */
+const TICK_MS = 10;
+
+/** CPU time (user + system) a process used so far, from /proc, or NaN elsewhere. */
+function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * From spawning `node bin/mailtwin.js serve` with the demo fixture to its first 200 on
+ * GET /openapi/v1/mailboxes (polled every 5 ms): wall-clock ms, and the CPU ms the process
+ * used by then, which a busy machine changes far less. The process is then stopped.
+ */
+export async function timeToFirst200(
+  env: Record<string, string> = {},
+): Promise<{ wallMs: number; cpuMs: number }> {
+  const port = await freePort();
+  const start = performance.now();
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {
+    stdio: 'ignore',
+    env: { ...process.env, ...env },
+  });
+  const exited = new Promise<never>((_, reject) =>
+    child.once('exit', (code) => reject(new Error(`mailtwin exited with ${code}`))),
+  );
+  try {
+    for (;;) {
+      const answered = await Promise.race([
+        fetch(`http://127.0.0.1:${port}/openapi/v1/mailboxes`, {
+          headers: { Authorization: `Bearer ${DEMO_KEY}` },
+        }).then(
+          async (r) => (await r.arrayBuffer(), r.status === 200),
+          () => false,
+        ),
+        exited,
+      ]);
+      if (answered)
+        return { wallMs: performance.now() - start, cpuMs: cpuMsOf(child.pid as number) };
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  } finally {
+    child.removeAllListeners('exit');
+    await new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  }
+}
+
+/**
+ * Start-up (issue 18 item 2), compiled (dist/, when current) and from source through tsx
+ * (MAILTWIN_FROM_SOURCE=1), interleaved, 7 runs each: median and worst.
+ */
+export async function benchStartup(print: (line: string) => void): Promise<void> {
+  // Built now, so the compiled start is of the sources as they are (bin/mailtwin.js would
+  // fall back to tsx after any edit since the last build).
+  const build = spawnSync(process.execPath, [BUILD], { encoding: 'utf8' });
+  if (build.status !== 0)
+    print(`npm run build failed, so both runs below are from source: ${build.stderr}`);
+  const runs = {
+    compiled: [] as number[],
+    compiledCpu: [] as number[],
+    tsx: [] as number[],
+    tsxCpu: [] as number[],
+  };
+  for (let i = 0; i < 7; i += 1) {
+    const compiled = await timeToFirst200();
+    runs.compiled.push(compiled.wallMs);
+    runs.compiledCpu.push(compiled.cpuMs);
+    const tsx = await timeToFirst200({ MAILTWIN_FROM_SOURCE: '1' });
+    runs.tsx.push(tsx.wallMs);
+    runs.tsxCpu.push(tsx.cpuMs);
+  }
+  const line = (wall: number[], cpu: number[]) => {
+    wall.sort((a, b) => a - b);
+    cpu.sort((a, b) => a - b);
+    return `median ${percentile(wall, 50).toFixed(0)} ms, worst ${(wall.at(-1) ?? Number.NaN).toFixed(0)} ms (CPU used by then: median ${percentile(cpu, 50).toFixed(0)} ms)`;
+  };
+  print(
+    `process start to first 200 on /openapi/v1/mailboxes (demo fixture, target ≤ 500 ms), 7 runs each, interleaved:`,
+  );
+  print(`  bin/mailtwin.js, compiled dist/: ${line(runs.compiled, runs.compiledCpu)}`);
+  print(`  bin/mailtwin.js, sources through tsx: ${line(runs.tsx, runs.tsxCpu)}`);
+}
