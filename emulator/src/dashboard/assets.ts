@@ -80,12 +80,29 @@ const LIVE_JS = `
       if (again) { again = false; void refresh(); }
     }
   }
-  if (topics.length > 0) {
-    const source = new EventSource('/dashboard/events');
+  // A hidden tab lets its stream go: browsers allow about six connections per origin, and
+  // every open tab holding one would leave the others' pages waiting. Back in view, it listens
+  // again and refreshes once for whatever happened meanwhile.
+  let source = null;
+  function listen() {
+    source = new EventSource('/dashboard/events');
     source.addEventListener('ready', () => { body.dataset.liveReady = 'true'; });
     source.addEventListener('change', (event) => {
       const touched = JSON.parse(event.data).topics;
       if (touched.some((topic) => topics.includes(topic))) void refresh();
+    });
+  }
+  if (topics.length > 0) {
+    listen();
+    document.addEventListener('visibilitychange', () => {
+      if (document.hidden && source) {
+        source.close();
+        source = null;
+        body.dataset.liveReady = 'false';
+      } else if (!document.hidden && !source) {
+        listen();
+        void refresh();
+      }
     });
   }
   document.addEventListener('submit', async (event) => {
