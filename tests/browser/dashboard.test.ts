@@ -222,6 +222,30 @@ describe('the web dashboard in Chromium', () => {
     await page.close();
   });
 
+  it('lets a hidden tab drop its event stream, and catches up when it is shown again', async () => {
+    const { page, errors } = await watchedPage();
+    await page.goto(`${origin}/dashboard/mailboxes/jin.park%40northwind.test`);
+    await page.waitForSelector('body[data-live-ready="true"]');
+    const setHidden = (hidden: boolean) =>
+      page.evaluate(
+        `Object.defineProperty(document, 'hidden', { value: ${hidden}, configurable: true });
+         document.dispatchEvent(new Event('visibilitychange'));`,
+      );
+    await setHidden(true);
+    await page.waitForSelector('body[data-live-ready="false"]');
+    services.inbound.injectJson({
+      mailbox: 'jin.park@northwind.test',
+      from: 'night@vendor.example',
+      subject: 'Arrived while hidden',
+      text: 'x',
+    });
+    await setHidden(false);
+    await page.waitForSelector('tr[data-email-id] >> text=Arrived while hidden');
+    await page.waitForSelector('body[data-live-ready="true"]');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('Send test makes a delivery appear live, with its signed request and the receiver answer', async () => {
     const { page, errors } = await watchedPage();
     await page.goto(`${origin}/dashboard/webhooks/wh_demo_sink`);
