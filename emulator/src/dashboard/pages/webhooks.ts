@@ -14,6 +14,10 @@ function webhookActions(webhook: Webhook, back: string) {
   ${webhook.status === 'paused' ? actionButton(`${base}/enable`, 'Re-enable', back) : ''}`;
 }
 
+/** `{origin}` (the demo sink's URL) as this instance's own origin once it listens. */
+const shownUrl = (services: Services, url: string) =>
+  url.replace('{origin}', services.deps.selfOrigin.value ?? '{origin}');
+
 const scopeText = (w: Pick<Webhook, 'scope' | 'domain' | 'mailboxes'>) =>
   w.scope === 'one-domain'
     ? `one-domain ${w.domain ?? ''}`
@@ -32,7 +36,7 @@ export function webhooksPage(services: Services) {
         html`<tr data-webhook-id="${w.id}">
           <td><a href="/dashboard/webhooks/${seg(w.id)}">${w.id}</a></td>
           <td>${ownerName.get(w.ownerId) ?? w.ownerId}</td>
-          <td>${w.url}</td>
+          <td>${shownUrl(services, w.url)}</td>
           <td>${scopeText(w)}</td>
           <td>
             <span class="badge ${w.status}">${w.status}</span>
@@ -175,7 +179,7 @@ export function webhookPage(services: Services, exchanges: ExchangeLog) {
       body: html`<p><a href="/dashboard/webhooks">« Webhooks</a></p>
         <dl class="meta">
           <dt>URL</dt>
-          <dd>${webhook.url}</dd>
+          <dd>${shownUrl(services, webhook.url)}</dd>
           <dt>Scope</dt>
           <dd>${scopeText(webhook)}</dd>
           <dt>Status</dt>
