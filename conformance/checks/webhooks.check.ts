@@ -1,6 +1,7 @@
 /**
  * §2.5, §3.2 and §6 over a real receiver on loopback: what is delivered, to whom, signed how,
- * retried when, paused when. Signatures are checked twice: with an independent HMAC here and
+ * retried when, paused when. The in-process emulator refuses local webhook addresses as a
+ * deployment does; it reaches the receiver by a public name (targets.ts, receiverHost). Signatures are checked twice: with an independent HMAC here and
  * with mailtwin/webhooks, using `now` from the deployment's clock.
  *
  * What §6 says holds for any schedule, threshold and key derivation a deployment chose: a
