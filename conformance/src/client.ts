@@ -101,7 +101,18 @@ export interface StoredUpload {
  * a request leaves, the policy is applied: an undeclared write fails the check, mail to an
  * address outside the given mailboxes skips it, and the rate limit is waited for.
  */
+/** A write the target answered: what a MailWatch needs to account for the mail it made. */
+export interface WriteAnswer {
+  method: string;
+  /** The path under `{base_url}`: `/emails/send`. */
+  path: string;
+  status: number;
+  text: string;
+}
+
 export class ApiClient {
+  private readonly writeListeners: ((answer: WriteAnswer) => void)[] = [];
+
   constructor(
     private readonly target: Target,
     private readonly validator: SpecValidator,
@@ -111,6 +122,15 @@ export class ApiClient {
 
   get baseUrl(): string {
     return this.target.baseUrl;
+  }
+
+  /**
+   * Tells `listener` of every write to the API the target answered, before the answer is
+   * judged: mail made by a write whose answer breaks the contract (a decided status) still
+   * exists, and must be awaited and cleaned up like any other.
+   */
+  onWriteAnswered(listener: (answer: WriteAnswer) => void): void {
+    this.writeListeners.push(listener);
   }
 
   async request(options: RequestOptions): Promise<ApiResponse> {
@@ -148,6 +168,15 @@ export class ApiClient {
       headers: Object.fromEntries(response.headers),
       bodyText: text,
     };
+    if (!options.absolute && isWrite(method)) {
+      const answer = {
+        method,
+        path: url.pathname.slice(basePath(this.target.baseUrl).length),
+        status: response.status,
+        text,
+      };
+      for (const listener of this.writeListeners) listener(answer);
+    }
     if (!options.absolute) {
       const judgement = this.validator.judge({
         method,

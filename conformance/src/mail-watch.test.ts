@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiClient, ApiResponse } from './client.ts';
+import { ApiClient, ContractViolation, type ApiResponse } from './client.ts';
+import type { SpecValidator } from './spec-validator.ts';
+import type { Target } from './targets.ts';
 import { MailWatch, type ListedEmail } from './mail-watch.ts';
 
 /** A mailbox the fake target lists: what it holds now, and how many listings were asked. */
@@ -7,6 +9,7 @@ function fakeTarget(initial: ListedEmail[]) {
   const held = [...initial];
   let listings = 0;
   const api = {
+    onWriteAnswered: () => {},
     request: async ({ path }: { path: string }) => {
       if (path !== '/emails') throw new Error(`unexpected request ${path}`);
       listings += 1;
@@ -73,5 +76,37 @@ describe('MailWatch (API world)', () => {
     expect(settled).toBe(false);
     target.held.push(email('copy-2', '2026-01-02T00:00:01Z'));
     expect((await reading).map((e) => e.id).sort()).toEqual(['copy-1', 'copy-2']);
+  });
+});
+
+describe('MailWatch with a real client', () => {
+  it('accounts for mail a send made even when its answer breaks the contract and the request throws', async () => {
+    const target = {
+      kind: 'live',
+      baseUrl: 'https://mail.example.com/openapi/v1',
+      origin: 'https://mail.example.com',
+      apiKey: 'sk-test',
+      control: undefined,
+      offers: new Set(),
+      deliveryTimeoutMs: 60_000,
+      fetch: async (request: Request) =>
+        new URL(request.url).pathname.endsWith('/emails/send')
+          ? Response.json({ id: 'sent-1', to: [{ address: 'hello@acme.test' }] }, { status: 200 })
+          : Response.json({ emails: [] }),
+    } as unknown as Target;
+    // A target answering 200 where the contract says 201 (a decided status, D-21).
+    const validator = {
+      judge: ({ path, status }: { path: string; status: number }) =>
+        path === '/emails/send' && status === 200
+          ? { violations: ['status 200'], charge: { ruleId: 'D-21', layer: 'decided' } }
+          : { violations: [] },
+    } as unknown as SpecValidator;
+    const api = new ApiClient(target, validator);
+    const watch = new MailWatch(api, 'sk-test', ['hello@acme.test'], 600_000);
+    await watch.start();
+    await expect(
+      api.request({ method: 'POST', path: '/emails/send', json: { to: 'hello@acme.test' } }),
+    ).rejects.toThrow(ContractViolation);
+    expect(watch.isCreated('sent-1')).toBe(true);
   });
 });

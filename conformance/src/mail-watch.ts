@@ -31,6 +31,9 @@ export interface ListedEmail {
  */
 const FOLDERS = [undefined, 'inbox', 'trash', 'sent', 'archive', 'spam'] as const;
 
+/** The writes that make mail (§4.3, §4.7, §4.8), by path under `{base_url}`. */
+const MAIL_WRITES = /^\/emails\/(send|[^/]+\/(reply|forward))$/;
+
 /** Waits between two listings while mail is awaited: the first, doubling up to the last. */
 const FIRST_POLL_MS = 100;
 const MAX_POLL_MS = 250;
@@ -47,7 +50,14 @@ export class MailWatch {
     private readonly apiKey: string,
     readonly mailboxes: readonly string[],
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    // Every send, reply and forward through the check's client, whatever the check does with
+    // the answer (a write answered outside the contract throws before the check sees it).
+    api.onWriteAnswered((answer) => {
+      if (answer.method === 'POST' && MAIL_WRITES.test(answer.path))
+        this.recordAnswer(answer.status, answer.text);
+    });
+  }
 
   /** Notes what each mailbox lists before the check writes anything. */
   async start(): Promise<void> {
@@ -66,10 +76,14 @@ export class MailWatch {
    * watched mailbox among its recipients awaits a copy.
    */
   recordWrite(response: ApiResponse): void {
-    if (response.status < 200 || response.status > 299) return;
+    this.recordAnswer(response.status, response.text);
+  }
+
+  private recordAnswer(status: number, text: string): void {
+    if (status < 200 || status > 299) return;
     let sent: { id?: unknown; to?: unknown; cc?: unknown; bcc?: unknown };
     try {
-      sent = response.json();
+      sent = JSON.parse(text) as typeof sent;
     } catch {
       return;
     }
