@@ -65,7 +65,7 @@ export async function benchHttpList(print: (line: string) => void): Promise<void
   try {
     const emulator = await startChild(
       process.execPath,
-      [MAILTWIN, 'serve', '--port', '{port}'],
+      [MAILTWIN, 'serve', '--port', '{port}', '--no-smtp'],
       '/openapi/v1/mailboxes',
       DEMO_AUTH,
     );
@@ -145,7 +145,7 @@ export async function benchDbList(print: (line: string) => void): Promise<void> 
     const auth = { Authorization: `Bearer ${secret}` };
     const emulator = await startChild(
       process.execPath,
-      [MAILTWIN, 'serve', '--db', file, '--port', '{port}'],
+      [MAILTWIN, 'serve', '--db', file, '--port', '{port}', '--no-smtp'],
       '/openapi/v1/mailboxes',
       auth,
     );

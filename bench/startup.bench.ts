@@ -31,7 +31,7 @@ export async function timeToFirst200(
 ): Promise<{ wallMs: number; cpuMs: number }> {
   const port = await freePort();
   const start = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port)], {
+  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--no-smtp'], {
     stdio: 'ignore',
     env: { ...process.env, ...env },
   });
