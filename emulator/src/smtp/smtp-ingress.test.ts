@@ -78,8 +78,13 @@ describe('SMTP ingress', () => {
     expect(viaSmtp).toBeDefined();
     const viaControl = await services.inbound.injectRaw(raw, { mailbox: 'bob@acme.test' });
     const comparable = (e: typeof viaControl) => {
-      const { id: _id, mailbox: _m, receivedAt: _r, attachments, ...rest } = emailDetail(e) as
-        ReturnType<typeof emailDetail> & { attachments: { id: string }[] };
+      const {
+        id: _id,
+        mailbox: _m,
+        receivedAt: _r,
+        attachments,
+        ...rest
+      } = emailDetail(e) as ReturnType<typeof emailDetail> & { attachments: { id: string }[] };
       return { ...rest, attachments: attachments.map(({ id: _a, ...a }) => a) };
     };
     expect(comparable(viaSmtp!)).toEqual(comparable(viaControl));
