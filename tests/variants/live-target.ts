@@ -47,7 +47,9 @@ const PREFERRED_MAILBOX = 'hello@acme.test';
 
 /** Starts `node bin/mailtwin.js serve` in `workspace` and waits for its banner (at most 60 s). */
 export async function startLiveTarget(workspace: string): Promise<LiveTarget> {
-  const { vars, stop } = await startServer(workspace, ['--allow-loopback-webhooks']);
+  // As deployed: local webhook addresses refused (§2.5), which the suite checks through the
+  // control plane; this target gives the suite no webhook receiver to need them for.
+  const { vars, stop } = await startServer(workspace);
   try {
     const base = required(vars, 'MAILTWIN_BASE_URL');
     const key = required(vars, 'MAILTWIN_API_KEY');
