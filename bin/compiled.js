@@ -1,17 +1,21 @@
-// Whether dist/emulator (compiled by `npm run build`, which `npm ci` runs as `prepare`) was built
-// from exactly the sources in the tree now: a SHA-256 over emulator/src (tests aside) and the
-// tsconfig files, taken before compiling and kept in dist/emulator/.sources-sha256. Content,
-// not times, so an edit, a checkout or a copy of the tree can never run stale code.
+// Whether dist/ (compiled by `npm run build`, which `npm ci` runs as `prepare` and `npm pack`
+// runs before packing) was built from exactly the sources in the tree now: a SHA-256 over the
+// compiled folders (tests aside) and the tsconfig files, taken before compiling and kept in
+// dist/.sources-sha256. Content, not times, so an edit, a checkout or a copy of the tree can
+// never run stale code. An installed package ships dist/ without the TypeScript sources: there
+// the compiled code is all there is, and it is used as is.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
-export const DIST = `${ROOT}dist/emulator/`;
+export const DIST = `${ROOT}dist/`;
 export const STAMP = `${DIST}.sources-sha256`;
+/** The folders `npm run build` compiles (tsconfig.build.json), each mirrored under dist/. */
+export const SOURCE_DIRS = ['emulator/src', 'conformance/src', 'conformance/checks'];
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
 
-/** The hash of what the compiled emulator is made from (about 20 ms for ~140 files). */
+/** The hash of what dist/ is made from (about 30 ms for ~250 files). */
 export function sourcesHash() {
   const hash = createHash('sha256');
   const walk = (dir) => {
@@ -29,7 +33,7 @@ export function sourcesHash() {
       }
     }
   };
-  walk('emulator/src');
+  for (const dir of SOURCE_DIRS) walk(dir);
   for (const config of CONFIGS) {
     if (existsSync(`${ROOT}${config}`))
       hash.update(`${config}\0`).update(readFileSync(`${ROOT}${config}`));
@@ -37,8 +41,17 @@ export function sourcesHash() {
   return hash.digest('hex');
 }
 
-/** The compiled module `name` (e.g. `main.js`) when dist is current, else undefined. */
-export function compiledModule(name) {
+/** Whether this is an installed package: compiled code, no TypeScript sources beside it. */
+export function isInstalledPackage() {
+  return existsSync(STAMP) && !SOURCE_DIRS.some((dir) => existsSync(`${ROOT}${dir}`));
+}
+
+/**
+ * The compiled module at `path` under dist/ (e.g. `emulator/src/main.js`) when dist is current,
+ * else undefined (the caller then runs the sources through tsx).
+ */
+export function compiledModule(path) {
+  if (isInstalledPackage()) return `${DIST}${path}`;
   if (process.env.MAILTWIN_FROM_SOURCE === '1' || !existsSync(STAMP)) return undefined;
-  return readFileSync(STAMP, 'utf8').trim() === sourcesHash() ? `${DIST}${name}` : undefined;
+  return readFileSync(STAMP, 'utf8').trim() === sourcesHash() ? `${DIST}${path}` : undefined;
 }

@@ -1,11 +1,11 @@
 #!/usr/bin/env node
-// Runs the compiled emulator (dist/emulator, from `npm run build`, which `npm ci` runs) when it
+// Runs the compiled emulator (dist/emulator/src, from `npm run build`, which `npm ci` runs) when it
 // was built from the sources as they are; otherwise the TypeScript sources through tsx, so
 // `mailtwin` works right after a checkout or an edit, only slower to start.
 // MAILTWIN_FROM_SOURCE=1 always runs the sources.
 import { compiledModule } from './compiled.js';
 
-const compiled = compiledModule('main.js');
+const compiled = compiledModule('emulator/src/main.js');
 let main;
 if (compiled !== undefined) {
   ({ main } = await import(compiled));

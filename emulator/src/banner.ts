@@ -7,6 +7,7 @@ import { lookupOf, secretMatches } from './domain/api-key-secrets.ts';
 import { validateFixture } from './fixtures/fixture-schema.ts';
 import type { FixtureSummary } from './fixtures/load-fixture.ts';
 import type { SinkRecord } from './services/webhook-sink.ts';
+import { packagePath } from './package-root.ts';
 
 /** What the store held or received at start-up, for the banner. */
 export type Loaded =
@@ -81,7 +82,7 @@ function plural(count: number, one: string, many = `${one}s`): string {
 }
 
 function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+  const pkg = JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as {
     version?: string;
   };
   return pkg.version ?? '';

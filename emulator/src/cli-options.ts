@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from './domain/rate-limit.ts';
 import { MAX_DELIVERY_DELAY_MS } from './services/local-delivery.ts';
+import { packagePath } from './package-root.ts';
 
 /** The demo data `mailtwin serve` starts with unless told otherwise. */
-export const DEFAULT_FIXTURES = fileURLToPath(new URL('../../fixtures/demo.json', import.meta.url));
+export const DEFAULT_FIXTURES = packagePath('fixtures/demo.json');
 
 /** The options of `mailtwin serve`; the flag names are a contract and are kept for every release. */
 export interface ServeOptions {

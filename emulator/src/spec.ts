@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseYamlCached } from './yaml-cache.ts';
+import { packagePath } from './package-root.ts';
 
 /** Where the contract lives in the repository (spec/openapi.yaml). */
-export const SPEC_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
+export const SPEC_PATH = packagePath('spec/openapi.yaml');
 
 /** The parsed OpenAPI document, as a plain JSON value. */
 export type OpenApiDocument = Record<string, unknown> & { servers?: unknown; paths?: unknown };

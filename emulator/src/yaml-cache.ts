@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { packagePath } from './package-root.ts';
 
 /** Beside the dependencies, where tools keep caches (`node_modules/.cache/<tool>`). */
-const CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/mailtwin/', import.meta.url));
+const CACHE_DIR = packagePath('node_modules/.cache/mailtwin/');
 
 /**
  * Parses YAML, reusing the JSON of an earlier parse of the very same text (by SHA-256): the

@@ -1,14 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import type { Context } from 'hono';
 import { ApiError } from '../../errors.ts';
 import { readJsonObject } from '../../http/json-body.ts';
 import { RequestValidator } from '../../http/request-validator.ts';
 import { loadSpec, type OpenApiDocument } from '../../spec.ts';
+import { packagePath } from '../../package-root.ts';
 
 /** The control plane's contract, beside the API's (spec/control.yaml). */
-export const CONTROL_SPEC_PATH = fileURLToPath(
-  new URL('../../../../spec/control.yaml', import.meta.url),
-);
+export const CONTROL_SPEC_PATH = packagePath('spec/control.yaml');
 
 let shared: RequestValidator | undefined;
 let document: OpenApiDocument | undefined;

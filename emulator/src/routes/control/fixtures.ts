@@ -1,12 +1,12 @@
-import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import type { Services } from '../../app.ts';
 import { ApiError } from '../../errors.ts';
 import { FixtureError, loadFixture } from '../../fixtures/load-fixture.ts';
 import { readJsonObject } from '../../http/json-body.ts';
+import { packagePath } from '../../package-root.ts';
 
 /** Fixtures posted over HTTP may name `.eml` files of the repository's fixtures folder only. */
-const FIXTURES_DIR = fileURLToPath(new URL('../../../../fixtures/', import.meta.url));
+const FIXTURES_DIR = packagePath('fixtures/');
 
 /** `POST /fixtures`: loads a fixture (fixtures/fixture.schema.json) all or nothing. */
 export function controlFixtureRoutes(services: Services): Hono {
