@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: fast unit tests, the browser check of the docs page, and the suite run
-// through Prism (tests/prism). The conformance checks run through `mailtwin-conformance`,
+// Four projects: fast unit tests, the browser check of the docs page, the npm package as
+// installed (tests/package), and the suite run through Prism (tests/prism). The conformance checks run through `mailtwin-conformance`,
 // which adds its own reporter and target settings.
 export default defineConfig({
   test: {
@@ -28,6 +28,16 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          // The npm package installed offline into an empty folder and run from there.
+          name: 'package',
+          include: ['tests/package/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 240_000,
         },
       },
       {

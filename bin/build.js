@@ -6,12 +6,25 @@
 // beside the code, and records the hash of the sources it compiled (bin/compiled.js), so the
 // bin scripts run without tsx only while that hash still holds.
 // Without TypeScript (an install that omits devDependencies) it says so and changes nothing.
+// --if-stale (as `npm test` runs it) compiles only when dist/ no longer matches the sources.
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { DIST, ROOT, SOURCE_DIRS, STAMP, isInstalledPackage, sourcesHash } from './compiled.js';
+import {
+  DIST,
+  ROOT,
+  SOURCE_DIRS,
+  STAMP,
+  compiledModule,
+  isInstalledPackage,
+  sourcesHash,
+} from './compiled.js';
 
 if (isInstalledPackage()) process.exit(0); // the package ships dist/ built
+if (process.argv.includes('--if-stale') && compiledModule('emulator/src/main.js') !== undefined) {
+  process.stdout.write('mailtwin build: dist/ is current\n');
+  process.exit(0);
+}
 let tsc;
 try {
   tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');

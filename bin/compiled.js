@@ -55,3 +55,24 @@ export function compiledModule(path) {
   if (process.env.MAILTWIN_FROM_SOURCE === '1' || !existsSync(STAMP)) return undefined;
   return readFileSync(STAMP, 'utf8').trim() === sourcesHash() ? `${DIST}${path}` : undefined;
 }
+
+/**
+ * The `main` of a bin script's entry (`emulator/src/main`, say, without extension): compiled
+ * from dist/ when current, else the TypeScript source through tsx, which only a checkout with
+ * its devDependencies has.
+ */
+export async function loadMain(entry) {
+  const compiled = compiledModule(`${entry}.js`);
+  if (compiled !== undefined) return (await import(compiled)).main;
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    process.stderr.write(
+      `mailtwin: dist/ does not match the sources and tsx is not installed: run \`npm run build\`\n`,
+    );
+    process.exit(2);
+  }
+  register();
+  return (await import(`${ROOT}${entry}.ts`)).main;
+}

@@ -1,7 +1,13 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so the suite works right after `npm ci`.
-import { register } from 'tsx/esm/api';
+// Runs the compiled suite (dist/conformance, from `npm run build`) when it was built from the
+// sources as they are; otherwise the TypeScript sources through tsx (bin/compiled.js).
+// MAILTWIN_FROM_SOURCE=1 always runs the sources.
+import { existsSync } from 'node:fs';
+import { ROOT, loadMain } from './compiled.js';
 
-register();
-const { main } = await import('../conformance/src/cli.ts');
+// TEMPORARY while conformance/src is being reorganised: the entry moves to cli/main.
+const entry = existsSync(`${ROOT}conformance/src/cli.ts`)
+  ? 'conformance/src/cli'
+  : 'conformance/src/cli/main';
+const main = await loadMain(entry);
 process.exitCode = await main(process.argv.slice(2));

@@ -1,17 +1,9 @@
 #!/usr/bin/env node
-// Runs the compiled emulator (dist/emulator/src, from `npm run build`, which `npm ci` runs) when it
-// was built from the sources as they are; otherwise the TypeScript sources through tsx, so
+// Runs the compiled emulator (dist/emulator/src, from `npm run build`, which `npm ci` runs) when
+// it was built from the sources as they are; otherwise the TypeScript sources through tsx, so
 // `mailtwin` works right after a checkout or an edit, only slower to start.
 // MAILTWIN_FROM_SOURCE=1 always runs the sources.
-import { compiledModule } from './compiled.js';
+import { loadMain } from './compiled.js';
 
-const compiled = compiledModule('emulator/src/main.js');
-let main;
-if (compiled !== undefined) {
-  ({ main } = await import(compiled));
-} else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  ({ main } = await import('../emulator/src/main.ts'));
-}
+const main = await loadMain('emulator/src/main');
 process.exitCode = await main(process.argv.slice(2));

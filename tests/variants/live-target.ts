@@ -21,11 +21,11 @@ export interface StartedServer {
  * Starts `node bin/mailtwin.js serve --port 0` in `workspace` with `extraArgs`, and waits for
  * its banner (at most 60 s).
  */
-export async function startServer(
+export function startServer(
   workspace: string,
   extraArgs: readonly string[] = [],
 ): Promise<StartedServer> {
-  const child = spawn(
+  return startBanneredServer(
     process.execPath,
     [
       join(workspace, 'bin/mailtwin.js'),
@@ -36,10 +36,43 @@ export async function startServer(
       '127.0.0.1',
       ...extraArgs,
     ],
-    { cwd: workspace, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+    workspace,
   );
+}
+
+/**
+ * Starts any command that runs `mailtwin serve` (`npx mailtwin serve ...` from an installed
+ * package, say) in `cwd`, and waits for its banner (at most 60 s). Stopping it also signals
+ * the banner's MAILTWIN_PID, in case the command is a launcher that does not pass SIGTERM on.
+ */
+export async function startBanneredServer(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<StartedServer> {
+  const child = spawn(command, args, {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const vars = await readBanner(child);
-  return { vars, stop: () => stopChild(child) };
+  const pid = Number(vars.get('MAILTWIN_PID'));
+  return {
+    vars,
+    stop: async () => {
+      await stopChild(child);
+      if (pid !== child.pid && isRunning(pid)) process.kill(pid, 'SIGKILL');
+    },
+  };
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The mailbox the suite may use: the demo's, when the key lists it, else the first listed. */

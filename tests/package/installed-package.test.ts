@@ -1,0 +1,129 @@
+// Issue 17 item 5: mailtwin runs without a clone. The tarball `npm pack` makes is installed
+// offline into an empty folder, and from there `npx mailtwin serve`, `npx mailtwin-conformance
+// --base-url ...` and `import { verifyWebhook } from 'mailtwin/webhooks'` work, on compiled
+// JavaScript alone: the package holds no TypeScript to compile and installs no tsx.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { required, startBanneredServer, type StartedServer } from '../variants/live-target.ts';
+import { REPO_ROOT, installOffline, localPrebuilds, packTarball } from './offline-install.ts';
+
+const work = mkdtempSync(join(tmpdir(), 'mailtwin-package-'));
+const app = join(work, 'app');
+let tarball = '';
+let packed: string[] = [];
+let server: StartedServer | undefined;
+
+/** Whether dist/ was compiled from the sources as they are now (bin/compiled.js). */
+function distIsCurrent(): boolean {
+  const probe = `import('./bin/compiled.js').then((m) => process.stdout.write(String(m.compiledModule('emulator/src/main.js') !== undefined)))`;
+  return (
+    execFileSync(process.execPath, ['-e', probe], { cwd: REPO_ROOT, encoding: 'utf8' }) === 'true'
+  );
+}
+
+beforeAll(() => {
+  if (!distIsCurrent()) {
+    throw new Error('dist/ is older than the sources: run `npm run build` (npm test does) first');
+  }
+  tarball = packTarball(work);
+  packed = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => line.replace(/^package\//, ''));
+  installOffline(app, tarball, localPrebuilds(join(work, 'prebuilds')));
+}, 240_000);
+
+afterAll(async () => {
+  await server?.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('the npm package', () => {
+  it('ships compiled JavaScript and the files it reads, and no TypeScript, tests or source maps', () => {
+    expect(packed).toContain('dist/emulator/src/main.js');
+    expect(packed).toContain('dist/conformance/src/cli/main.js');
+    expect(packed).toContain('dist/.sources-sha256');
+    expect(packed).toEqual(expect.arrayContaining(['spec/openapi.yaml', 'fixtures/demo.json']));
+    const typescript = packed.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
+    expect(typescript).toEqual([]);
+    expect(packed.filter((file) => /\.test\.|\.map$|^tests\//.test(file))).toEqual([]);
+  });
+
+  it('installs offline with no tsx, TypeScript or test-only tool among the installed packages', () => {
+    const installed = join(app, 'node_modules');
+    expect(existsSync(join(installed, 'mailtwin/dist/emulator/src/main.js'))).toBe(true);
+    for (const devOnly of [
+      'tsx',
+      'typescript',
+      'playwright-core',
+      '@stoplight/prism-cli',
+      'autocannon',
+    ]) {
+      expect(existsSync(join(installed, devOnly)), `${devOnly} was installed`).toBe(false);
+    }
+  });
+
+  it('starts with `npx mailtwin serve` and answers the API with the demo key', async () => {
+    server = await startBanneredServer(
+      'npx',
+      ['--offline', 'mailtwin', 'serve', '--port', '0', '--no-smtp', '--quiet'],
+      app,
+    );
+    const response = await fetch(`${required(server.vars, 'MAILTWIN_BASE_URL')}/mailboxes`, {
+      headers: { Authorization: `Bearer ${required(server.vars, 'MAILTWIN_API_KEY')}` },
+    });
+    expect(response.status).toBe(200);
+    expect(JSON.stringify(await response.json())).toContain('hello@acme.test');
+  });
+
+  it('runs `npx mailtwin-conformance --base-url ...` against that server and finds it conformant', () => {
+    expect(server, 'the serve test started no server').toBeDefined();
+    const run = spawnSync(
+      'npx',
+      [
+        '--offline',
+        'mailtwin-conformance',
+        '--base-url',
+        required(server!.vars, 'MAILTWIN_BASE_URL'),
+        '--api-key',
+        required(server!.vars, 'MAILTWIN_API_KEY'),
+        '--mailbox',
+        'hello@acme.test',
+        '--profile',
+        'read-only',
+        '--seed',
+        '7',
+        '--report-dir',
+        join(work, 'report'),
+      ],
+      { cwd: app, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 240_000 },
+    );
+    expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
+    expect(run.stdout).toMatch(/^Result: conformant/m);
+  }, 300_000);
+
+  it('exports verifyWebhook from mailtwin/webhooks, which accepts a signed vector and refuses a tampered one', () => {
+    const vectors = join(app, 'node_modules/mailtwin/fixtures/webhook-vectors.json');
+    const { vectors: all } = JSON.parse(readFileSync(vectors, 'utf8')) as {
+      vectors: { name: string; expected: string }[];
+    };
+    expect(all.some((vector) => vector.name === 'valid' && vector.expected === 'valid')).toBe(true);
+    writeFileSync(
+      join(app, 'verify.mjs'),
+      `import { readFileSync } from 'node:fs';
+import { verifyWebhook, WebhookVerificationError } from 'mailtwin/webhooks';
+const { vectors } = JSON.parse(readFileSync(${JSON.stringify(vectors)}, 'utf8'));
+const v = vectors.find((vector) => vector.name === 'valid');
+const headers = { 'x-service-timestamp': v.timestamp, 'x-service-signature': v.signatureHeader, 'x-service-webhook-id': v.webhookIdHeader };
+const verify = (rawBody) => verifyWebhook({ secret: v.secret, headers, rawBody, now: Date.parse(v.now), toleranceSeconds: v.toleranceSeconds });
+console.log(verify(v.rawBody).event);
+try { verify(v.rawBody + ' '); } catch (error) { console.log(error instanceof WebhookVerificationError ? error.code : String(error)); }
+`,
+    );
+    const out = execFileSync(process.execPath, ['verify.mjs'], { cwd: app, encoding: 'utf8' });
+    expect(out.trim().split('\n')).toEqual(['email.received', 'signature_mismatch']);
+  });
+});
