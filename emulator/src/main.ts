@@ -16,6 +16,7 @@ import {
 } from './cli-options.ts';
 import { FixtureError, loadFixtureFile } from './fixtures/load-fixture.ts';
 import { watchLauncher } from './launcher-watch.ts';
+import { ControlError } from './commands/control-connection.ts';
 import { LISTEN_HELP, parseListenOptions, runListen } from './commands/listen.ts';
 import { TRIGGER_HELP, parseTriggerOptions, runTrigger } from './commands/trigger.ts';
 import { startSmtpIngress, type SmtpIngress, type SmtpOutcome } from './smtp/smtp-ingress.ts';
@@ -73,6 +74,12 @@ async function runControlCommand(command: 'listen' | 'trigger', argv: string[]):
     await runListen(options, (line) => process.stdout.write(`${line}\n`), stop.signal);
     return 0;
   } catch (error) {
+    // The emulator refused what was asked (an unknown mailbox, say): the command line was
+    // right, so no usage hint, and exit 1 as for any run that failed.
+    if (error instanceof ControlError) {
+      process.stderr.write(`mailtwin ${command}: ${error.message} (${error.code})\n`);
+      return 1;
+    }
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`mailtwin ${command}: ${error.message} (run with --help for usage)\n`);
     return 2;

@@ -2,10 +2,11 @@
 // item 4): the delivery reaches the --forward-to receiver with its signature intact.
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook } from '../../../webhooks/index.js';
 import { createApp, createServices, defaultDeps, type Services } from '../app.ts';
-import { UsageError } from '../cli-options.ts';
+import { main } from '../main.ts';
+import { ControlError } from './control-connection.ts';
 import { serveWithJsonErrors } from '../http/node-server.ts';
 import { parseListenOptions, runListen } from './listen.ts';
 import { parseTriggerOptions, runTrigger } from './trigger.ts';
@@ -157,7 +158,27 @@ describe('mailtwin listen and trigger', () => {
     await expect(runTrigger(wrongToken)).rejects.toThrow(/control token is not accepted .*\(401\)/);
     const unknown = parseTriggerOptions(['email.received', '--mailbox', 'nobody@acme.test'], env);
     if (unknown === 'help') throw new Error('unexpected help');
-    await expect(runTrigger(unknown)).rejects.toThrow(UsageError);
-    await expect(runTrigger(unknown)).rejects.toThrow(/mailbox_not_found/);
+    await expect(runTrigger(unknown)).rejects.toThrow(ControlError);
+    await expect(runTrigger(unknown)).rejects.toMatchObject({ code: 'mailbox_not_found' });
+  });
+
+  it('reports a refusal of the emulator as a failed run (exit 1) with its code, not as a usage error', async () => {
+    const { env } = await emulator();
+    const stderr: string[] = [];
+    const write = vi
+      .spyOn(process.stderr, 'write')
+      .mockImplementation((chunk) => (stderr.push(String(chunk)), true));
+    const saved = { ...process.env };
+    Object.assign(process.env, env);
+    try {
+      const status = await main(['trigger', 'email.received', '--mailbox', 'nobody@acme.test']);
+      expect(status).toBe(1);
+    } finally {
+      write.mockRestore();
+      for (const name of Object.keys(env)) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
+    expect(stderr.join('')).toMatch(/^mailtwin trigger: .*\(mailbox_not_found\)\n$/);
+    expect(stderr.join('')).not.toContain('--help');
   });
 });

@@ -125,10 +125,11 @@ export async function runListen(
       },
     ).catch((error: unknown) => {
       if (error instanceof ControlError && error.code === 'invalid_webhook_url')
-        throw new UsageError(
+        throw new ControlError(
+          error.status,
+          error.code,
           `the emulator refuses a loopback webhook (${error.message}): start it with --allow-loopback-webhooks, as npm start does`,
         );
-      if (error instanceof ControlError) throw new UsageError(error.message);
       throw error;
     });
     print(

@@ -1,12 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../cli-options.ts';
-import {
-  ControlError,
-  controlCall,
-  controlConnection,
-  type ControlConnection,
-} from './control-connection.ts';
+import { controlCall, controlConnection, type ControlConnection } from './control-connection.ts';
 
 export const TRIGGER_HELP = `Usage: mailtwin trigger email.received --mailbox <address> [options]
 
@@ -115,16 +110,6 @@ export async function runTrigger(options: TriggerOptions): Promise<string> {
           },
         };
   const path = message.kind === 'eml' ? `/inbound?${new URLSearchParams({ mailbox })}` : '/inbound';
-  try {
-    const email = await controlCall<{ id: string; subject: string }>(
-      connection,
-      'POST',
-      path,
-      body,
-    );
-    return `email.received: ${email.id} in ${mailbox} ("${email.subject}")`;
-  } catch (error) {
-    if (error instanceof ControlError) throw new UsageError(`${error.message} (${error.code})`);
-    throw error;
-  }
+  const email = await controlCall<{ id: string; subject: string }>(connection, 'POST', path, body);
+  return `email.received: ${email.id} in ${mailbox} ("${email.subject}")`;
 }
