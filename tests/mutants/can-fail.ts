@@ -28,7 +28,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { JsonReport } from '../../conformance/src/report-json.ts';
-import { ROOT, SPEC, runConformance, startPrism } from '../prism/harness.ts';
+import { ROOT, SPEC, prismMockRunFlags, runConformance, startPrism } from '../prism/harness.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { applyMutant, type NamedMutant } from './named-mutant.ts';
 import { startApiWorld, type ApiWorld } from '../variants/api-world-target.ts';
@@ -144,21 +144,7 @@ async function runAgainstPrismMock(): Promise<JsonReport> {
   process.stdout.write('Running the suite against prism mock of the spec…\n');
   const prism = await startPrism(['mock', SPEC]);
   try {
-    const run = await runConformance([
-      '--base-url',
-      prism.url,
-      '--unversioned-base-url',
-      '--api-key',
-      'sk-PrismMock01_0123456789abcdefghijABCDEFGHIJ01',
-      '--destructive',
-      '--mailbox',
-      'hello@acme.test',
-      '--seed',
-      '1',
-      '--max-rps',
-      '0',
-      '--strict',
-    ]);
+    const run = await runConformance([...prismMockRunFlags(prism.url), '--strict']);
     return run.report;
   } finally {
     await prism.stop();

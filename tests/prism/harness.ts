@@ -121,6 +121,29 @@ export interface RunningPrism {
   stop(): Promise<void>;
 }
 
+/**
+ * The suite's flags for a run against `prism mock` of the spec at `url` (static mode: every
+ * answer is the spec's example): the example's API key and mailbox (the preflight asks for one
+ * that GET /mailboxes lists), destructive checks on, no rate limit. One list for the Prism test
+ * and `npm run can-fail`, so both judge the same run.
+ */
+export function prismMockRunFlags(url: string): string[] {
+  return [
+    '--base-url',
+    url,
+    '--unversioned-base-url',
+    '--api-key',
+    'sk-PrismMock01_0123456789abcdefghijABCDEFGHIJ01',
+    '--destructive',
+    '--mailbox',
+    'hello@acme.test',
+    '--seed',
+    '1',
+    '--max-rps',
+    '0',
+  ];
+}
+
 /** The path prefix of the requests the harness itself sends to Prism (not in the spec). */
 const HARNESS_PATH = '/mailtwin-harness';
 

@@ -9,6 +9,7 @@ import {
   SPEC,
   describeCheck,
   failedChecks,
+  prismMockRunFlags,
   ruleIds,
   runConformance,
   startPrism,
@@ -79,21 +80,7 @@ let run: ConformanceRun;
 beforeAll(async () => {
   // Static mode (no --dynamic): every answer is the spec's example for that operation.
   prism = await startPrism(['mock', SPEC]);
-  run = await runConformance([
-    '--base-url',
-    prism.url,
-    '--unversioned-base-url',
-    '--api-key',
-    'sk-PrismMock01_0123456789abcdefghijABCDEFGHIJ01',
-    '--destructive',
-    '--mailbox',
-    // One of the addresses the spec's example of GET /mailboxes lists: the preflight asks.
-    'hello@acme.test',
-    '--seed',
-    '1',
-    '--max-rps',
-    '0',
-  ]);
+  run = await runConformance(prismMockRunFlags(prism.url));
 }, 720_000);
 
 afterAll(async () => {
