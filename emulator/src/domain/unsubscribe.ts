@@ -5,7 +5,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * the recipient. The address travels in the token, signed so no one can unsubscribe another.
  */
 function signature(key: string, address: string): string {
-  return createHmac('sha256', key).update(address, 'utf8').digest('base64url').slice(0, 22);
+  // update() reads a string as UTF-8 by default.
+  return createHmac('sha256', key).update(address).digest('base64url').slice(0, 22);
 }
 
 export function unsubscribeToken(key: string, address: string): string {
@@ -14,9 +15,9 @@ export function unsubscribeToken(key: string, address: string): string {
 
 /** The address a token was made for, or undefined when it was not made with this key. */
 export function addressOfUnsubscribeToken(key: string, token: string): string | undefined {
-  const [encoded, given] = token.split('.');
-  if (encoded === undefined || given === undefined || !/^[A-Za-z0-9_-]+$/.test(encoded))
-    return undefined;
+  // split() always yields a first part; only the signature can be missing.
+  const [encoded, given] = token.split('.') as [string, string?];
+  if (given === undefined || !/^[A-Za-z0-9_-]+$/.test(encoded)) return undefined;
   const address = Buffer.from(encoded, 'base64url').toString('utf8');
   const expected = Buffer.from(signature(key, address));
   const presented = Buffer.from(given);
