@@ -8,7 +8,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 export const KEY_PATTERN = /^sk-([A-Za-z0-9]{12})_([A-Za-z0-9]{32})$/;
 
 export function hashSecret(secret: string): Buffer {
-  return createHash('sha256').update(secret, 'utf8').digest();
+  return createHash('sha256').update(secret).digest(); // a string is read as UTF-8
 }
 
 export function composeKeySecret(lookup: string, random: string): string {
