@@ -14,7 +14,7 @@ export default defineConfig({
       'tests/unit/example-receiver.test.ts',
       'conformance/checks/**/*.check.ts',
     ],
-    setupFiles: ['conformance/src/setup.ts'],
+    setupFiles: ['conformance/src/run/setup.ts'],
     environment: 'node',
     testTimeout: 60_000,
     env: {

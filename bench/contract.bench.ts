@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import { Hono } from 'hono';
 import { createApp, defaultDeps } from '../emulator/src/app.ts';
 import { SPEC_PATH } from '../emulator/src/spec.ts';
-import { SpecValidator } from '../conformance/src/spec-validator.ts';
+import { SpecValidator } from '../conformance/src/contract/spec-validator.ts';
 import { listen, ms, percentile, sampleLatency, throughput } from './measure.ts';
 
 /** Sizes of the contract, cost of serving it, and cost of validating a response against it. */

@@ -13,10 +13,10 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { chargeTo, expectAt } from '../src/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check.ts';
-import type { ApiClient, ApiResponse } from '../src/client.ts';
-import { ControlClient, createTenant } from '../src/control-client.ts';
+import { chargeTo, expectAt } from '../src/check/charge.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
+import type { ApiClient, ApiResponse } from '../src/client/client.ts';
+import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import {
   expectCreated,
   expectError,
@@ -24,7 +24,7 @@ import {
   world,
   type EmailDetail,
   type World,
-} from '../src/send-world.ts';
+} from '../src/worlds/send-world.ts';
 
 const MIB = 1024 * 1024;
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');

@@ -7,14 +7,14 @@
  * missing thing is D-26's, and credential statuses and codes are D-29's.
  */
 import { randomBytes } from 'node:crypto';
-import { expectAt } from '../src/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check.ts';
-import type { ApiClient, ApiResponse, RequestOptions } from '../src/client.ts';
-import type { KeyRole } from '../src/config.ts';
-import { ControlClient, createTenant, type CreatedKey } from '../src/control-client.ts';
-import { SUITE_DOMAIN } from '../src/safety.ts';
-import { expectSuccess, randomTag, world as sendWorld } from '../src/send-world.ts';
-import type { Target } from '../src/targets.ts';
+import { expectAt } from '../src/check/charge.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
+import type { ApiClient, ApiResponse, RequestOptions } from '../src/client/client.ts';
+import type { KeyRole } from '../src/run/config.ts';
+import { ControlClient, createTenant, type CreatedKey } from '../src/client/control-client.ts';
+import { SUITE_DOMAIN } from '../src/client/safety.ts';
+import { expectSuccess, randomTag, world as sendWorld } from '../src/worlds/send-world.ts';
+import type { Target } from '../src/worlds/targets.ts';
 
 interface World {
   control: ControlClient;

@@ -8,10 +8,10 @@
  * it can without.
  */
 import fc from 'fast-check';
-import { expectAt } from '../src/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check.ts';
+import { expectAt } from '../src/check/charge.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
 import { expectRefusal, expectSuccess } from '../src/model/statuses.ts';
-import { world } from '../src/send-world.ts';
+import { world } from '../src/worlds/send-world.ts';
 
 const PARAMS = [
   'mailbox',

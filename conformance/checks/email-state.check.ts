@@ -5,10 +5,10 @@
  * Every check works on mail it sends itself (box 0 to box 1), so it runs in an API world as in
  * the control world: the email it changes is the copy that arrived in box 1 (§4.3).
  */
-import { expectAt } from '../src/charge.ts';
-import { rule, type CheckContext } from '../src/check.ts';
+import { expectAt } from '../src/check/charge.ts';
+import { rule, type CheckContext } from '../src/check/check.ts';
 import { expectRefusal, expectSuccess } from '../src/model/statuses.ts';
-import { expectSuccess as expectDone, world, type World } from '../src/send-world.ts';
+import { expectSuccess as expectDone, world, type World } from '../src/worlds/send-world.ts';
 
 interface Detail {
   id: string;

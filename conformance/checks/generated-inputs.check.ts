@@ -9,12 +9,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { expectAt } from '../src/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check.ts';
-import type { ApiClient, ApiResponse } from '../src/client.ts';
-import type { Need } from '../src/config.ts';
-import { ControlClient, createTenant } from '../src/control-client.ts';
-import { MailWatch } from '../src/mail-watch.ts';
+import { expectAt } from '../src/check/charge.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
+import type { ApiClient, ApiResponse } from '../src/client/client.ts';
+import type { Need } from '../src/run/config.ts';
+import { ControlClient, createTenant } from '../src/client/control-client.ts';
+import { MailWatch } from '../src/worlds/mail-watch.ts';
 import {
   EXTERNAL_DOMAIN,
   caseRule,

@@ -3,9 +3,9 @@
  * `GET /emails` returns exactly what a model written from the documents says, in order.
  */
 import fc from 'fast-check';
-import { chargeTo, expectAt } from '../src/charge.ts';
-import { rule, type CheckContext } from '../src/check.ts';
-import { ControlClient, createTenant } from '../src/control-client.ts';
+import { chargeTo, expectAt } from '../src/check/charge.ts';
+import { rule, type CheckContext } from '../src/check/check.ts';
+import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import {
   expectedListing,
   ruleForDifference,
@@ -21,8 +21,8 @@ import {
   generatedQuery,
   type GeneratedEmail,
 } from '../src/model/generators.ts';
-import { randomTag, world } from '../src/send-world.ts';
-import { walkAll, type Summary } from '../src/walk.ts';
+import { randomTag, world } from '../src/worlds/send-world.ts';
+import { walkAll, type Summary } from '../src/client/walk.ts';
 
 const LISTING_RULES = [
   '2.3-R2',

@@ -2,9 +2,9 @@
  * §1 and §9: a deployment serves its own machine-readable description. The served
  * openapi.json must be OpenAPI 3.1 and describe exactly the contract's operations and webhook.
  */
-import { expectAt } from '../src/charge.ts';
-import { rule } from '../src/check.ts';
-import { openApi31Violations, operationKeys } from '../src/openapi-document.ts';
+import { expectAt } from '../src/check/charge.ts';
+import { rule } from '../src/check/check.ts';
+import { openApi31Violations, operationKeys } from '../src/contract/openapi-document.ts';
 
 type Document = {
   openapi?: unknown;
@@ -18,7 +18,7 @@ type Document = {
  * charged to `ruleId`, the rule the calling check verifies with it.
  */
 async function fetchServedDocument(
-  api: import('../src/client.ts').ApiClient,
+  api: import('../src/client/client.ts').ApiClient,
   origin: string,
   ruleId: string,
 ) {

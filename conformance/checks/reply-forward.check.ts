@@ -10,9 +10,9 @@
  * D-22/D-23; that it carries the original subject is §4.7/§4.8's.
  */
 import { simpleParser } from 'mailparser';
-import { expectAt } from '../src/charge.ts';
-import { rule } from '../src/check.ts';
-import { expectEmailsMade, expectSameOrNewEmail } from '../src/identical-requests.ts';
+import { expectAt } from '../src/check/charge.ts';
+import { rule } from '../src/check/check.ts';
+import { expectEmailsMade, expectSameOrNewEmail } from '../src/worlds/identical-requests.ts';
 import {
   addresses,
   expectCreated,
@@ -24,7 +24,7 @@ import {
   randomTag,
   world,
   type World,
-} from '../src/send-world.ts';
+} from '../src/worlds/send-world.ts';
 
 const REPORT_BYTES = Buffer.from('id,amount\n1,120.50\n2,7.25\n\u00e9\u0000\u00ff', 'latin1');
 

@@ -5,10 +5,10 @@
  */
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
-import { expectAt } from '../src/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check.ts';
-import { createTenant, type OutboxEntry } from '../src/control-client.ts';
-import { expectEmailsMade, expectSameOrNewEmail } from '../src/identical-requests.ts';
+import { expectAt } from '../src/check/charge.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
+import { createTenant, type OutboxEntry } from '../src/client/control-client.ts';
+import { expectEmailsMade, expectSameOrNewEmail } from '../src/worlds/identical-requests.ts';
 import {
   addresses,
   expectCreated,
@@ -20,7 +20,7 @@ import {
   randomTag,
   world,
   type World,
-} from '../src/send-world.ts';
+} from '../src/worlds/send-world.ts';
 
 rule(
   ['D-21', '4.3-R6', 'D-48'],

@@ -5,11 +5,11 @@
  * The mail the shape checks read is mail they send from the world's first mailbox to its
  * second (send-world.ts), so they run on any target given mailboxes and --destructive.
  */
-import { expectAt } from '../src/charge.ts';
-import { rule } from '../src/check.ts';
-import { ControlClient, createTenant } from '../src/control-client.ts';
+import { expectAt } from '../src/check/charge.ts';
+import { rule } from '../src/check/check.ts';
+import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import { expectSuccess } from '../src/model/statuses.ts';
-import { world } from '../src/send-world.ts';
+import { world } from '../src/worlds/send-world.ts';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})$/;
 

@@ -6,9 +6,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { MissingCapability, rule } from '../src/check.ts';
-import { ControlClient, createTenant } from '../src/control-client.ts';
-import { MailWatch } from '../src/mail-watch.ts';
+import { MissingCapability, rule } from '../src/check/check.ts';
+import { ControlClient, createTenant } from '../src/client/control-client.ts';
+import { MailWatch } from '../src/worlds/mail-watch.ts';
 import {
   checkDecided,
   emptyModel,

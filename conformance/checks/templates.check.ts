@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
-import { expectAt } from '../src/charge.ts';
-import { rule } from '../src/check.ts';
+import { expectAt } from '../src/check/charge.ts';
+import { rule } from '../src/check/check.ts';
 import {
   expectCreated,
   expectError,
@@ -16,7 +16,7 @@ import {
   external,
   world,
   type ErrorRules,
-} from '../src/send-world.ts';
+} from '../src/worlds/send-world.ts';
 
 rule(
   ['2.6-R2', '2.6-R1', 'D-24', 'D-8', 'D-21'],

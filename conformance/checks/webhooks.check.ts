@@ -12,12 +12,16 @@
  */
 import { createHmac } from 'node:crypto';
 import { verifyWebhook } from 'mailtwin/webhooks';
-import { chargeTo, expectAt } from '../src/charge.ts';
-import { rule, type CheckContext } from '../src/check.ts';
-import { ControlClient, createTenant } from '../src/control-client.ts';
-import { randomTag, world, type World } from '../src/send-world.ts';
-import type { Target } from '../src/targets.ts';
-import { WebhookReceiver, liveReceiver, type ReceivedDelivery } from '../src/webhook-receiver.ts';
+import { chargeTo, expectAt } from '../src/check/charge.ts';
+import { rule, type CheckContext } from '../src/check/check.ts';
+import { ControlClient, createTenant } from '../src/client/control-client.ts';
+import { randomTag, world, type World } from '../src/worlds/send-world.ts';
+import type { Target } from '../src/worlds/targets.ts';
+import {
+  WebhookReceiver,
+  liveReceiver,
+  type ReceivedDelivery,
+} from '../src/client/webhook-receiver.ts';
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 

@@ -27,7 +27,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { JsonReport } from '../../conformance/src/report-json.ts';
+import type { JsonReport } from '../../conformance/src/report/json.ts';
 import { ROOT, SPEC, prismMockRunFlags, runConformance, startPrism } from '../prism/harness.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { applyMutant, type NamedMutant } from './named-mutant.ts';

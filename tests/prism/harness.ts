@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { serve, type ServerType } from '@hono/node-server';
 import { createApp, defaultDeps, type AppDeps } from '../../emulator/src/app.ts';
-import type { JsonReport } from '../../conformance/src/report-json.ts';
+import type { JsonReport } from '../../conformance/src/report/json.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 export const SPEC = join(ROOT, 'spec/openapi.yaml');

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HARNESS_NEEDS, NEED_DESCRIPTIONS } from '../../conformance/src/config.ts';
-import type { JsonReport } from '../../conformance/src/report-json.ts';
+import { HARNESS_NEEDS, NEED_DESCRIPTIONS } from '../../conformance/src/run/config.ts';
+import type { JsonReport } from '../../conformance/src/report/json.ts';
 import { API_WORLD_MAILBOXES, startApiWorld, type ApiWorld } from '../variants/api-world-target.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

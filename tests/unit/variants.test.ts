@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { JsonReport } from '../../conformance/src/report-json.ts';
+import type { JsonReport } from '../../conformance/src/report/json.ts';
 import { VARIANTS } from '../variants/catalogue.ts';
 import { judgeRun, strictFilter } from '../variants/judge.ts';
 import { applyVariant, type Variant } from '../variants/variant.ts';

@@ -3,7 +3,7 @@
  * run's exit status and its report.json (conformance/report.schema.json): a variant obeys every
  * sentence of the service document, so the suite may only warn, and only on decided rules.
  */
-import type { JsonReport } from '../../conformance/src/report-json.ts';
+import type { JsonReport } from '../../conformance/src/report/json.ts';
 
 /** A rule that failed, with the checks that failed on it and the first line of their errors. */
 export interface RuleFailure {

@@ -28,7 +28,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { JsonReport } from '../../conformance/src/report-json.ts';
+import type { JsonReport } from '../../conformance/src/report/json.ts';
 import { makeWorkspace, REPO_ROOT, runChild } from '../mutants/workspace.ts';
 import { VARIANTS } from './catalogue.ts';
 import { judgeRun, strictFilter, type RunVerdict } from './judge.ts';

@@ -7,10 +7,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { PACKAGE_ROOT } from '../../../emulator/src/package-root.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 const CHECKS = join(ROOT, 'conformance/checks');
 
 /** A bare assertion: `expect(…)`, or one of vitest's `expect.*` that asserts by itself. */

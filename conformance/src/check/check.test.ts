@@ -4,18 +4,18 @@
  * `mailtwin-conformance` collects them, then folded by summarize().
  */
 import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../../emulator/src/package-root.ts';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadRules } from './rules.ts';
-import { summarize, type TestOutcome } from './summary.ts';
+import { loadRules } from '../contract/rules.ts';
+import { summarize, type TestOutcome } from '../report/summary.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+const ROOT = PACKAGE_ROOT;
 
 const RUNNER = `
 import { register } from 'tsx/esm/api';
 register();
 const { startVitest } = await import('vitest/node');
-const { RuleCollector } = await import('./conformance/src/reporter.ts');
+const { RuleCollector } = await import('./conformance/src/report/reporter.ts');
 const collector = new RuleCollector(process.cwd());
 const vitest = await startVitest(
   'test',
@@ -24,7 +24,7 @@ const vitest = await startVitest(
   {
     test: {
       include: ['conformance/src/fixtures/charging.fixture.ts'],
-      setupFiles: ['conformance/src/setup.ts'],
+      setupFiles: ['conformance/src/run/setup.ts'],
     },
   },
 );

@@ -1,18 +1,18 @@
 import fc from 'fast-check';
 import { it } from 'vitest';
 import { ChargedFailure, charge, chargedRule } from './charge.ts';
-import { ApiClient, NoAnswer, type StoredUpload } from './client.ts';
-import { readRunConfig, type Need, type RunConfig } from './config.ts';
-import { replayContextFor } from './curl.ts';
-import { replayExchanges, type Exchange } from './exchange.ts';
+import { ApiClient, NoAnswer, type StoredUpload } from '../client/client.ts';
+import { readRunConfig, type Need, type RunConfig } from '../run/config.ts';
+import { replayContextFor } from '../client/curl.ts';
+import { replayExchanges, type Exchange } from '../client/exchange.ts';
 import { expectSentSomething } from './nothing-sent.ts';
-import { offeredNeeds, selectCheck } from './profiles.ts';
-import { workerRateLimiter } from './rate-limit.ts';
-import { ruleById, type Rule } from './rules.ts';
-import { SafetyRefusal } from './safety.ts';
-import { SpecValidator } from './spec-validator.ts';
-import { liveReceiver } from './webhook-receiver.ts';
-import type { Target } from './targets.ts';
+import { offeredNeeds, selectCheck } from '../run/profiles.ts';
+import { workerRateLimiter } from '../client/rate-limit.ts';
+import { ruleById, type Rule } from '../contract/rules.ts';
+import { SafetyRefusal } from '../client/safety.ts';
+import { SpecValidator } from '../contract/spec-validator.ts';
+import { liveReceiver } from '../client/webhook-receiver.ts';
+import type { Target } from '../worlds/targets.ts';
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -105,13 +105,13 @@ export const TRACE_ENV = 'MAILTWIN_CONFORMANCE_TRACE';
 
 /**
  * One target and one validator per worker: the run does not isolate check files from each
- * other (cli.ts), so a worker builds the emulator and compiles the contract once, not once per
- * file (which cost about 2 s a file). The emulator is imported only when a check runs.
+ * other (cli/main.ts), so a worker builds the emulator and compiles the contract once, not once
+ * per file (which cost about 2 s a file). The emulator is imported only when a check runs.
  */
 async function sharedState() {
   if (shared === undefined) {
     const run = readRunConfig();
-    const { createTarget } = await import('./targets.ts');
+    const { createTarget } = await import('../worlds/targets.ts');
     shared ??= { run, target: createTarget(run.target), validator: new SpecValidator() };
     // The deployment's webhook covers all the mail the run causes: its receiver listens from
     // the first check on, so no delivery fails for want of it.

@@ -9,11 +9,11 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyCertificate, type Certificate } from './report-certificate.ts';
+import { verifyCertificate, type Certificate } from '../report/certificate.ts';
+import { PACKAGE_ROOT } from '../../../emulator/src/package-root.ts';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const ROOT = PACKAGE_ROOT;
 const reportDir = mkdtempSync(join(tmpdir(), 'mailtwin-certificate-'));
 afterAll(() => rmSync(reportDir, { recursive: true, force: true }));
 

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { NEEDS, NEED_DESCRIPTIONS, type Need } from './config.ts';
+import { NEEDS, NEED_DESCRIPTIONS, type Need } from '../run/config.ts';
 import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
-import type { Rule } from './rules.ts';
+import type { Rule } from '../contract/rules.ts';
+import { packagePath } from '../../../emulator/src/package-root.ts';
 
 const CHECKS: CollectedCheck[] = [
   { file: 'a.check.ts', name: '1-R1: reads', behaviour: 'reads', rules: ['1-R1'], needs: [] },
@@ -170,7 +170,7 @@ describe('mailtwin-conformance --dry-run', () => {
     const { port } = server.address() as AddressInfo;
     const origin = `http://127.0.0.1:${port}`;
     try {
-      const bin = fileURLToPath(new URL('../../bin/mailtwin-conformance.js', import.meta.url));
+      const bin = packagePath('bin/mailtwin-conformance.js');
       const child = spawn(
         process.execPath,
         [

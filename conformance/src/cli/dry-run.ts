@@ -1,7 +1,7 @@
-import type { Need, ProfileName } from './config.ts';
-import { PROFILES, selectCheck, type Selection } from './profiles.ts';
-import type { Rule } from './rules.ts';
-import { NOT_SELECTED_BY_FILTER } from './summary.ts';
+import type { Need, ProfileName } from '../run/config.ts';
+import { PROFILES, selectCheck, type Selection } from '../run/profiles.ts';
+import type { Rule } from '../contract/rules.ts';
+import { NOT_SELECTED_BY_FILTER } from '../report/summary.ts';
 
 /** A check as vitest's collection sees it: imported, declared, never run. */
 export interface CollectedCheck {

@@ -2,31 +2,30 @@ import { randomInt } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { PACKAGE_ROOT, packagePath } from '../../../emulator/src/package-root.ts';
 import {
   CONFORMANCE_HELP,
   ConfigurationError,
   parseConformanceArgs,
   type CliRun,
   type ReportFormat,
-} from './cli-options.ts';
-import { RUN_CONFIG_ENV, encodeRunConfig, type RunConfig } from './config.ts';
+} from './options.ts';
+import { RUN_CONFIG_ENV, encodeRunConfig, type RunConfig } from '../run/config.ts';
 import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
-import { PROFILES, offeredNeeds } from './profiles.ts';
-import { certificateFacts } from './report-certificate.ts';
+import { PROFILES, offeredNeeds } from '../run/profiles.ts';
+import { certificateFacts } from '../report/certificate.ts';
 import { ProgressReporter } from './progress.ts';
-import { figuresOf, type RunFacts } from './report-facts.ts';
+import { figuresOf, type RunFacts } from '../report/facts.ts';
 import { PreflightFailure, liveTarget, preflight } from './preflight.ts';
-import { RuleCollector } from './reporter.ts';
-import { renderReport, secretsOf, type RenderedReport } from './reports.ts';
-import { loadRules } from './rules.ts';
-import { NOT_SELECTED_BY_FILTER, summarize, type Summary } from './summary.ts';
+import { RuleCollector } from '../report/reporter.ts';
+import { renderReport, secretsOf, type RenderedReport } from '../report/reports.ts';
+import { loadRules } from '../contract/rules.ts';
+import { NOT_SELECTED_BY_FILTER, summarize, type Summary } from '../report/summary.ts';
+import { CHECKS_DIR, CHECK_FILE_SUFFIX, suiteFiles } from './suite-files.ts';
 
-const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
-const CHECKS_DIR = join(PACKAGE_ROOT, 'conformance/checks');
-const CHECK_FILE_SUFFIX = '.check.ts';
-const CHECK_FILES = [`conformance/checks/**/*${CHECK_FILE_SUFFIX}`];
-const SETUP_FILES = ['conformance/src/setup.ts'];
+/** What vitest runs: the check files and the workers' setup, as this module runs (.ts or .js). */
+const SUITE = suiteFiles(PACKAGE_ROOT);
 
 /** The files `--report` writes, by format, in `--report-dir`, each with what it renders. */
 const REPORT_FILES: Record<Exclude<ReportFormat, 'console'>, [string, RenderedReport][]> = {
@@ -117,7 +116,7 @@ export async function main(argv: string[]): Promise<number> {
       reporters: run.quiet ? [collector] : [collector, new ProgressReporter(process.stderr)],
       ...(run.filter === undefined ? {} : { testNamePattern: escapeRegExp(run.filter) }),
     },
-    { test: { include: CHECK_FILES, setupFiles: SETUP_FILES, passWithNoTests: false } },
+    { test: { ...SUITE, passWithNoTests: false } },
   );
   await vitest.close();
   const summary = summarize(rules, collector.outcomes, collector.problems, {
@@ -168,7 +167,7 @@ async function preflightFailure(run: CliRun): Promise<string | undefined> {
     target =
       run.target.kind === 'live'
         ? liveTarget(run.target)
-        : (await import('./targets.ts')).createTarget(run.target);
+        : (await import('../worlds/targets.ts')).createTarget(run.target);
   } catch (error) {
     return `the emulator did not start in process: ${(error as Error).message}`;
   }
@@ -204,7 +203,7 @@ async function dryRun(
   target: string,
   workers: number,
 ): Promise<number> {
-  const { declaredChecks } = await import('./check.ts');
+  const { declaredChecks } = await import('../check/check.ts');
   const checks: CollectedCheck[] = [];
   const problems: string[] = [];
   for (const path of await checkFilesOf(run, workers)) {
@@ -250,7 +249,7 @@ async function checkFilesOf(run: CliRun, workers: number): Promise<string[]> {
   const vitest = await createVitest(
     'test',
     { ...vitestOptions(run, workers), reporters: [] },
-    { test: { include: CHECK_FILES, setupFiles: SETUP_FILES, passWithNoTests: false } },
+    { test: { ...SUITE, passWithNoTests: false } },
   );
   try {
     const sequencer = new vitest.config.sequence.sequencer(vitest);
@@ -289,9 +288,8 @@ function workerCount(): number {
 }
 
 function packageVersion(): string {
-  return (
-    JSON.parse(readFileSync(join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }
-  ).version;
+  return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string })
+    .version;
 }
 
 function escapeRegExp(text: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONFORMANCE_HELP, ConfigurationError, parseConformanceArgs } from './cli-options.ts';
+import { CONFORMANCE_HELP, ConfigurationError, parseConformanceArgs } from './options.ts';
 
 const BASE = 'https://mail.example.com/openapi/v1';
 const seed = () => 1234;

@@ -6,8 +6,8 @@ import {
   type ProfileName,
   type RunConfig,
   type TargetConfig,
-} from './config.ts';
-import { PROFILES, PROFILE_NAMES, isProfileName } from './profiles.ts';
+} from '../run/config.ts';
+import { PROFILES, PROFILE_NAMES, isProfileName } from '../run/profiles.ts';
 
 export const REPORT_FORMATS = ['console', 'junit', 'json', 'html', 'certificate'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

@@ -1,9 +1,9 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, defaultDeps } from '../../emulator/src/app.ts';
+import { createApp, defaultDeps } from '../../../emulator/src/app.ts';
 import { PreflightFailure, preflight, type PreflightTarget } from './preflight.ts';
-import { createTarget } from './targets.ts';
+import { createTarget } from '../worlds/targets.ts';
 
 const CONTROL_TOKEN = 'mt_preflight-control-token-0123456789';
 const ORIGIN = 'http://emulator.test';

@@ -1,6 +1,6 @@
-import type { KeyRole, TargetConfig } from './config.ts';
-import { maskSecret } from './redact.ts';
-import type { Target } from './targets.ts';
+import type { KeyRole, TargetConfig } from '../run/config.ts';
+import { maskSecret } from '../client/redact.ts';
+import type { Target } from '../worlds/targets.ts';
 import { describeUnreachable } from './unreachable.ts';
 
 /**

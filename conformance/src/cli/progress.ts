@@ -1,5 +1,5 @@
 import type { Reporter, TestCase, TestModule, TestSpecification } from 'vitest/node';
-import { redactSecrets } from './redact.ts';
+import { redactSecrets } from '../client/redact.ts';
 
 /** One check that ended, as the progress line shows it. */
 export interface FinishedCheck {

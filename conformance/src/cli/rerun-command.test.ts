@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConformanceArgs, type CliRun } from './cli-options.ts';
+import { parseConformanceArgs, type CliRun } from './options.ts';
 import { rerunCommand } from './rerun-command.ts';
 
 const seed = () => 1234;

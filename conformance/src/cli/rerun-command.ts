@@ -1,6 +1,6 @@
-import { DEFAULT_REQUEST_TIMEOUT_MS, LIVE_DEFAULT_MAX_RPS, type CliRun } from './cli-options.ts';
-import { DEFAULT_DELIVERY_TIMEOUT_MS, KEY_ROLES } from './config.ts';
-import { PROFILES } from './profiles.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, LIVE_DEFAULT_MAX_RPS, type CliRun } from './options.ts';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, KEY_ROLES } from '../run/config.ts';
+import { PROFILES } from '../run/profiles.ts';
 
 /**
  * The command that re-runs `run`: every flag that changes what is checked or how, defaults

@@ -3,8 +3,8 @@ import { ApiClient, NoAnswer, type ClientPolicy } from './client.ts';
 import type { Exchange } from './exchange.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { SafetyRefusal, UndeclaredWrite } from './safety.ts';
-import type { SpecValidator } from './spec-validator.ts';
-import type { Target } from './targets.ts';
+import type { SpecValidator } from '../contract/spec-validator.ts';
+import type { Target } from '../worlds/targets.ts';
 
 /** A target that records what reaches it and answers 200 {}. */
 function fakeTarget(kind: Target['kind'] = 'live') {

@@ -1,9 +1,9 @@
-import { ChargedFailure } from './charge.ts';
+import { ChargedFailure } from '../check/charge.ts';
 import { recordBody, type Exchange } from './exchange.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { SafetyRefusal, UndeclaredWrite, disallowedRecipients, isWrite } from './safety.ts';
-import type { ContractCharge, ContractLayer, SpecValidator } from './spec-validator.ts';
-import type { Target } from './targets.ts';
+import type { ContractCharge, ContractLayer, SpecValidator } from '../contract/spec-validator.ts';
+import type { Target } from '../worlds/targets.ts';
 
 export interface RequestOptions {
   method?: string;
@@ -289,7 +289,7 @@ export class ApiClient {
     if (!this.policy.writes) {
       throw new UndeclaredWrite(
         `this check sent ${method} ${url.pathname} but does not declare needs: ['destructive'] ` +
-          '(conformance/src/check.ts): a check that may write through the API must say so, ' +
+          '(conformance/src/check/check.ts): a check that may write through the API must say so, ' +
           'so that --profile read-only and targets without --destructive leave it out',
       );
     }

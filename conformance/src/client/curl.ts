@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Exchange, ExchangePart } from './exchange.ts';
-import type { Target } from './targets.ts';
+import type { Target } from '../worlds/targets.ts';
 
 /**
  * How a replay names what it must not print: the target's URLs and the run's secrets, each by

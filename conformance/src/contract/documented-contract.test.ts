@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { documentedContract, marksOf, resolvePointer, type Json } from './documented-contract.ts';
 import { loadRules } from './rules.ts';
 import { SpecValidator, type ResponseToValidate } from './spec-validator.ts';
+import { packagePath } from '../../../emulator/src/package-root.ts';
 
 const encoder = new TextEncoder();
 const json = (value: unknown) => encoder.encode(JSON.stringify(value));
@@ -297,10 +297,7 @@ describe('documentedContract on a contract of its own', () => {
 });
 
 describe('the marks of spec/openapi.yaml', () => {
-  const decisions = readFileSync(
-    fileURLToPath(new URL('../../spec/DECISIONS.md', import.meta.url)),
-    'utf8',
-  );
+  const decisions = readFileSync(packagePath('spec/DECISIONS.md'), 'utf8');
   const documentedRules = new Set(
     loadRules()
       .filter((r) => r.source === 'documented')

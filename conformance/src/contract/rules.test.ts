@@ -1,11 +1,11 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadRules } from './rules.ts';
+import { packagePath } from '../../../emulator/src/package-root.ts';
 
-const DECISIONS_PATH = fileURLToPath(new URL('../../spec/DECISIONS.md', import.meta.url));
+const DECISIONS_PATH = packagePath('spec/DECISIONS.md');
 
 /** The section headings of the service document that carry normative text. */
 const NORMATIVE_SECTIONS = [

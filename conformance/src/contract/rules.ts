@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { packagePath } from '../../../emulator/src/package-root.ts';
 
 /** Where a rule comes from: the service document itself, or a choice of spec/DECISIONS.md. */
 export type RuleSource = 'documented' | 'decided';
@@ -15,7 +15,7 @@ export interface Rule {
   untestable?: string;
 }
 
-export const RULES_PATH = fileURLToPath(new URL('../rules.yaml', import.meta.url));
+export const RULES_PATH = packagePath('conformance/rules.yaml');
 
 const ID_PATTERN = /^(?:\d+(?:\.\d+)?-R\d+|D-\d+)$/;
 

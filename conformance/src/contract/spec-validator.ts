@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
@@ -13,12 +12,13 @@ import {
   type Json,
 } from './documented-contract.ts';
 import { ruleById } from './rules.ts';
+import { packagePath } from '../../../emulator/src/package-root.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module namespace.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
 /** The suite's own copy of the contract: it judges a deployment by this, not by what it serves. */
-export const CONTRACT_PATH = fileURLToPath(new URL('../../spec/openapi.yaml', import.meta.url));
+export const CONTRACT_PATH = packagePath('spec/openapi.yaml');
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options', 'trace'] as const;
 const SPEC_ID = 'mailtwin:openapi';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { chargeTo, expectAt } from '../charge.ts';
-import type { ApiClient } from '../client.ts';
+import { chargeTo, expectAt } from '../check/charge.ts';
+import type { ApiClient } from '../client/client.ts';
 import { expectRefusal, expectSuccess } from './statuses.ts';
 
 /**

@@ -1,5 +1,5 @@
-import { buildCertificate } from './report-certificate.ts';
-import { STATUS_LABEL, type RunFacts } from './report-facts.ts';
+import { buildCertificate } from './certificate.ts';
+import { STATUS_LABEL, type RunFacts } from './facts.ts';
 import { RULE_STATUSES, type RuleStatus, type Summary } from './summary.ts';
 
 /** `certificate.html`: the same certificate for people, self-contained (no script, no fetch). */

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { certificateSha256, verifyCertificate, type Certificate } from './report-certificate.ts';
-import type { RunFacts } from './report-facts.ts';
-import { SAMPLE_FACTS, certifiedSummary, sampleSummary, withHarnessRule } from './report-sample.ts';
+import { certificateSha256, verifyCertificate, type Certificate } from './certificate.ts';
+import type { RunFacts } from './facts.ts';
+import { SAMPLE_FACTS, certifiedSummary, sampleSummary, withHarnessRule } from './sample.ts';
 import { renderReport } from './reports.ts';
 import type { Summary } from './summary.ts';
 

@@ -1,18 +1,13 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { CliRun } from './cli-options.ts';
-import type { ProfileName } from './config.ts';
-import { redactSecrets } from './redact.ts';
-import {
-  chargingTests,
-  harnessNeedsOf,
-  plainText,
-  skipReasons,
-  type RunFacts,
-} from './report-facts.ts';
-import { RULES_PATH, type RuleSource } from './rules.ts';
-import { rerunCommand } from './rerun-command.ts';
+import type { CliRun } from '../cli/options.ts';
+import type { ProfileName } from '../run/config.ts';
+import { redactSecrets } from '../client/redact.ts';
+import { chargingTests, harnessNeedsOf, plainText, skipReasons, type RunFacts } from './facts.ts';
+import { RULES_PATH, type RuleSource } from '../contract/rules.ts';
+import { rerunCommand } from '../cli/rerun-command.ts';
 import { RULE_STATUSES, type RuleResult, type RuleStatus, type Summary } from './summary.ts';
+import { packagePath } from '../../../emulator/src/package-root.ts';
 
 /**
  * `certificate.json` (and `certificate.html`, the same for people): what a vendor publishes
@@ -22,7 +17,7 @@ import { RULE_STATUSES, type RuleResult, type RuleStatus, type Summary } from '.
  * rule's status with its reason, and the command that re-runs it with every secret a
  * placeholder; `integrity.sha256` is a SHA-256 of the canonical JSON of everything else, so an
  * edited certificate shows. A run that is not a whole, passing certify run says "not certified".
- * report-certificate-html.ts renders it for people.
+ * certificate-html.ts renders it for people.
  */
 export interface Certificate {
   format: 'mailtwin-conformance-certificate';
@@ -82,9 +77,9 @@ export interface CertificateRule {
 const CANONICALIZATION =
   'RFC 8785 (JCS): keys sorted, no whitespace; sha256 covers every field but integrity. Check: jq -jcS "del(.integrity)" certificate.json | sha256sum';
 
-export const SPEC_PATH = new URL('../../spec/openapi.yaml', import.meta.url);
+export const SPEC_PATH = packagePath('spec/openapi.yaml');
 
-/** The contract and command facts a certificate adds to a run's facts (cli.ts writeReports). */
+/** The contract and command facts a certificate adds to a run's facts (cli/main.ts writeReports). */
 export function certificateFacts(
   run: CliRun,
 ): Required<Pick<RunFacts, 'specSha256' | 'rulesSha256' | 'rerun'>> {

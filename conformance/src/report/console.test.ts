@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { closingLines, formatConsoleReport, type RunFacts } from './report-console.ts';
-import { certifiedSummary, withHarnessRule } from './report-sample.ts';
-import type { Rule } from './rules.ts';
+import { closingLines, formatConsoleReport, type RunFacts } from './console.ts';
+import { certifiedSummary, withHarnessRule } from './sample.ts';
+import type { Rule } from '../contract/rules.ts';
 import type { RuleResult, RuleStatus, Summary, TestOutcome } from './summary.ts';
 
 const FACTS: RunFacts = { target: 'the emulator', seed: 42, numRuns: 50, durationMs: 1234 };

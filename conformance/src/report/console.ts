@@ -11,10 +11,10 @@ import {
   skipReasons,
   type RunCoverage,
   type RunFacts,
-} from './report-facts.ts';
+} from './facts.ts';
 import type { RuleResult, Summary, TestOutcome } from './summary.ts';
 
-export type { RunFacts } from './report-facts.ts';
+export type { RunFacts } from './facts.ts';
 
 /** The console report: one line per rule by section, failures in full, then coverage and figures. */
 export function formatConsoleReport(summary: Summary, facts: RunFacts): string {

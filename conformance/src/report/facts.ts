@@ -1,6 +1,6 @@
-import { NEEDS, type Need, type ProfileName } from './config.ts';
-import type { StoredUpload } from './client.ts';
-import type { Rule } from './rules.ts';
+import { NEEDS, type Need, type ProfileName } from '../run/config.ts';
+import type { StoredUpload } from '../client/client.ts';
+import type { Rule } from '../contract/rules.ts';
 import {
   chargeOf,
   failedOn,
@@ -39,7 +39,7 @@ export interface RunFacts {
   /** SHA-256 (hex) of spec/openapi.yaml and conformance/rules.yaml as this run read them. */
   specSha256?: string;
   rulesSha256?: string;
-  /** The command that re-runs this run, every secret a placeholder (report-certificate.ts). */
+  /** The command that re-runs this run, every secret a placeholder (certificate.ts). */
   rerun?: string;
 }
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatHtmlReport } from './report-html.ts';
+import { formatHtmlReport } from './html.ts';
 import {
   SAMPLE_FACTS,
   TRICKY_SENTENCE,
   certifiedSummary,
   sampleSummary,
   withHarnessRule,
-} from './report-sample.ts';
+} from './sample.ts';
 import type { RuleResult } from './summary.ts';
 
 const html = formatHtmlReport(sampleSummary(), SAMPLE_FACTS);

@@ -12,7 +12,7 @@ import {
   skipReasons,
   type RunCoverage,
   type RunFacts,
-} from './report-facts.ts';
+} from './facts.ts';
 import { RULE_STATUSES, type RuleResult, type Summary } from './summary.ts';
 
 /**

@@ -2,18 +2,19 @@ import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { buildJsonReport, formatJsonReport } from './report-json.ts';
+import { buildJsonReport, formatJsonReport } from './json.ts';
 import {
   SAMPLE_FACTS,
   TRICKY_SENTENCE,
   certifiedSummary,
   sampleSummary,
   withHarnessRule,
-} from './report-sample.ts';
+} from './sample.ts';
+import { packagePath } from '../../../emulator/src/package-root.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const schema = JSON.parse(
-  readFileSync(new URL('../report.schema.json', import.meta.url), 'utf8'),
+  readFileSync(packagePath('conformance/report.schema.json'), 'utf8'),
 ) as object;
 const validate = addFormats(new Ajv2020({ strict: true, allErrors: true })).compile(schema);
 

@@ -1,4 +1,4 @@
-import type { Need, ProfileName } from './config.ts';
+import type { Need, ProfileName } from '../run/config.ts';
 import {
   chargingTests,
   headline,
@@ -7,8 +7,8 @@ import {
   skipReasons,
   type RunFacts,
   type UploadLeft,
-} from './report-facts.ts';
-import type { RuleSource } from './rules.ts';
+} from './facts.ts';
+import type { RuleSource } from '../contract/rules.ts';
 import {
   chargeOf,
   type Charge,

@@ -1,7 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { formatJUnitReport, xmlSafe } from './report-junit.ts';
-import { SAMPLE_FACTS, TRICKY_SENTENCE, sampleSummary, withHarnessRule } from './report-sample.ts';
+import { formatJUnitReport, xmlSafe } from './junit.ts';
+import { SAMPLE_FACTS, TRICKY_SENTENCE, sampleSummary, withHarnessRule } from './sample.ts';
 
 type Node = Record<string, unknown>;
 const asArray = <T>(value: T | T[] | undefined): T[] =>

@@ -1,10 +1,4 @@
-import {
-  chargeText,
-  chargingTests,
-  groupResults,
-  skipReasons,
-  type RunFacts,
-} from './report-facts.ts';
+import { chargeText, chargingTests, groupResults, skipReasons, type RunFacts } from './facts.ts';
 import type { RuleResult, Summary } from './summary.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SAMPLE_FACTS, sampleSummary } from './report-sample.ts';
+import { SAMPLE_FACTS, sampleSummary } from './sample.ts';
 import { renderReport, secretsOf, type RenderedReport } from './reports.ts';
 import type { Summary } from './summary.ts';
 

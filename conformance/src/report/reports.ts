@@ -1,13 +1,13 @@
-import type { ReportFormat } from './cli-options.ts';
-import type { TargetConfig } from './config.ts';
-import { redactSecrets } from './redact.ts';
-import { formatCertificateJson } from './report-certificate.ts';
-import { formatCertificateHtml } from './report-certificate-html.ts';
-import { closingLines, formatConsoleReport } from './report-console.ts';
-import type { RunFacts } from './report-facts.ts';
-import { formatHtmlReport } from './report-html.ts';
-import { formatJsonReport } from './report-json.ts';
-import { formatJUnitReport } from './report-junit.ts';
+import type { ReportFormat } from '../cli/options.ts';
+import type { TargetConfig } from '../run/config.ts';
+import { redactSecrets } from '../client/redact.ts';
+import { formatCertificateJson } from './certificate.ts';
+import { formatCertificateHtml } from './certificate-html.ts';
+import { closingLines, formatConsoleReport } from './console.ts';
+import type { RunFacts } from './facts.ts';
+import { formatHtmlReport } from './html.ts';
+import { formatJsonReport } from './json.ts';
+import { formatJUnitReport } from './junit.ts';
 import type { Summary } from './summary.ts';
 
 /**
@@ -29,7 +29,7 @@ const RENDER: Record<RenderedReport, Render> = {
   junit: formatJUnitReport,
   json: formatJsonReport,
   html: formatHtmlReport,
-  // A certificate is hashed, so it masks its own text before hashing (report-certificate.ts).
+  // A certificate is hashed, so it masks its own text before hashing (certificate.ts).
   'certificate-json': formatCertificateJson,
   'certificate-html': formatCertificateHtml,
 };

@@ -3,8 +3,8 @@
  * verifies two rules, a sentence with quotes, <, > and &, a failure text with terminal colour
  * codes and a control character, skips with reasons, a warning, and a problem.
  */
-import type { RunFacts } from './report-facts.ts';
-import type { Rule } from './rules.ts';
+import type { RunFacts } from './facts.ts';
+import type { Rule } from '../contract/rules.ts';
 import type { RuleResult, Summary, TestOutcome } from './summary.ts';
 
 export const TRICKY_SENTENCE = `A "quoted" <b>bold</b> claim & 'more' > less.`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { Need, TargetConfig } from './config.ts';
-import { offeredNeeds, selectCheck } from './profiles.ts';
-import type { Rule } from './rules.ts';
+import type { Need, TargetConfig } from '../run/config.ts';
+import { offeredNeeds, selectCheck } from '../run/profiles.ts';
+import type { Rule } from '../contract/rules.ts';
 import {
   NOT_SELECTED_BY_FILTER,
   chargeOf,

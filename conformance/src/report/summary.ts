@@ -1,7 +1,7 @@
-import type { StoredUpload } from './client.ts';
-import { HARNESS_NEEDS, NEEDS, type Need } from './config.ts';
-import { selectCheck } from './profiles.ts';
-import type { Rule } from './rules.ts';
+import type { StoredUpload } from '../client/client.ts';
+import { HARNESS_NEEDS, NEEDS, type Need } from '../run/config.ts';
+import { selectCheck } from '../run/profiles.ts';
+import type { Rule } from '../contract/rules.ts';
 
 /** The outcome of one vitest test as the report needs it. */
 export interface TestOutcome {

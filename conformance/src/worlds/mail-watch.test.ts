@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiClient, ContractViolation, type ApiResponse } from './client.ts';
-import type { SpecValidator } from './spec-validator.ts';
+import { ApiClient, ContractViolation, type ApiResponse } from '../client/client.ts';
+import type { SpecValidator } from '../contract/spec-validator.ts';
 import type { Target } from './targets.ts';
 import { MailWatch, type ListedEmail } from './mail-watch.ts';
 

@@ -11,7 +11,7 @@
  * check ends, every new email that is the check's own (a sent copy, or mail from one of the
  * watched mailboxes) is deleted, so the mailboxes are left as they were found.
  */
-import type { ApiClient, ApiResponse } from './client.ts';
+import type { ApiClient, ApiResponse } from '../client/client.ts';
 
 /** An email as a listing shows it, with what the watch reads. */
 export interface ListedEmail {

@@ -10,10 +10,10 @@
  * code and field are the decided part, charged to the D-rule that chose them.
  */
 import { randomBytes } from 'node:crypto';
-import { expectAt } from './charge.ts';
-import { MissingCapability, type CheckContext } from './check.ts';
-import type { ApiResponse } from './client.ts';
-import { ControlClient, createTenant, type InboundEmail } from './control-client.ts';
+import { expectAt } from '../check/charge.ts';
+import { MissingCapability, type CheckContext } from '../check/check.ts';
+import type { ApiResponse } from '../client/client.ts';
+import { ControlClient, createTenant, type InboundEmail } from '../client/control-client.ts';
 import { MailWatch } from './mail-watch.ts';
 
 /** An address as the API returns it: the address and the display name, if any. */

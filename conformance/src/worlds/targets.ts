@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { createApp, defaultDeps } from '../../emulator/src/app.ts';
-import { httpConnector, type Connector } from '../../emulator/src/webhooks/connector.ts';
-import type { Resolver } from '../../emulator/src/webhooks/endpoint-guard.ts';
+import { createApp, defaultDeps } from '../../../emulator/src/app.ts';
+import { httpConnector, type Connector } from '../../../emulator/src/webhooks/connector.ts';
+import type { Resolver } from '../../../emulator/src/webhooks/endpoint-guard.ts';
 import {
   DEFAULT_DELIVERY_TIMEOUT_MS,
   type KeyRole,
   type Need,
   type TargetConfig,
-} from './config.ts';
-import { offeredNeeds } from './profiles.ts';
+} from '../run/config.ts';
+import { offeredNeeds } from '../run/profiles.ts';
 
 /**
  * Something that answers the API: the emulator in this process (no socket), or a live

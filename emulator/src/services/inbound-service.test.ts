@@ -2,7 +2,7 @@
 // hostile input is refused as the client's fault, and what real mail carries in `Date`, group
 // recipients and addresses comes back as the contract describes (issue 12, items 1, 10-12).
 import { describe, expect, it } from 'vitest';
-import { SpecValidator } from '../../../conformance/src/spec-validator.ts';
+import { SpecValidator } from '../../../conformance/src/contract/spec-validator.ts';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 import { ApiError } from '../errors.ts';
 

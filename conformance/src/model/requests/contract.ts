@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { CONTRACT_PATH } from '../../spec-validator.ts';
+import { CONTRACT_PATH } from '../../contract/spec-validator.ts';
 import type { Json, RequestKind, Schema } from './request-types.ts';
 
 let contractCache: Json | undefined;

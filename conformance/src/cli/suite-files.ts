@@ -1,0 +1,36 @@
+/**
+ * The files the CLI hands to vitest: the check files and the workers' setup file, located from
+ * this running module and with its own extension. From the sources (tsx) these are the
+ * `.check.ts` files of conformance/checks and conformance/src/run/setup.ts; from the compiled
+ * copy `npm run build` writes, the `.check.js` files of dist/conformance/checks and
+ * dist/conformance/src/run/setup.js. Never found from the package root: a compiled run must not
+ * run the TypeScript sources beside it (absent from a package, or newer than what was compiled).
+ */
+import { dirname, extname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const THIS_FILE = fileURLToPath(import.meta.url);
+/** conformance/src/cli, or dist/conformance/src/cli. */
+const HERE = dirname(THIS_FILE);
+/** `.ts` when run from the sources, `.js` when run compiled. */
+const SUFFIX = extname(THIS_FILE);
+
+/** The folder of the check files, absolute. */
+export const CHECKS_DIR = join(HERE, '..', '..', 'checks');
+/** How a check file's name ends: `.check.ts`, or `.check.js` compiled. */
+export const CHECK_FILE_SUFFIX = `.check${SUFFIX}`;
+/** The setup every check worker runs first (one seed, one run count), absolute. */
+export const SETUP_FILE = join(HERE, '..', 'run', `setup${SUFFIX}`);
+
+/** vitest's `include` and `setupFiles`, relative to its `root` (the package root). */
+export function suiteFiles(root: string): { include: string[]; setupFiles: string[] } {
+  return {
+    include: [`${posix(relative(root, CHECKS_DIR))}/**/*${CHECK_FILE_SUFFIX}`],
+    setupFiles: [posix(relative(root, SETUP_FILE))],
+  };
+}
+
+/** Globs take `/` on every system. */
+function posix(path: string): string {
+  return path.split('\\').join('/');
+}
