@@ -1,13 +1,8 @@
 #!/usr/bin/env node
-// Runs the compiled suite (dist/conformance, from `npm run build`) when it was built from the
-// sources as they are; otherwise the TypeScript sources through tsx (bin/compiled.js).
-// MAILTWIN_FROM_SOURCE=1 always runs the sources.
-import { existsSync } from 'node:fs';
-import { ROOT, loadMain } from './compiled.js';
+// Runs the compiled suite (dist/conformance, from `npm run build`, which `npm ci` runs) when it
+// was built from the sources as they are; otherwise the TypeScript sources through tsx
+// (bin/compiled.js). MAILTWIN_FROM_SOURCE=1 always runs the sources.
+import { loadMain } from './compiled.js';
 
-// TEMPORARY while conformance/src is being reorganised: the entry moves to cli/main.
-const entry = existsSync(`${ROOT}conformance/src/cli.ts`)
-  ? 'conformance/src/cli'
-  : 'conformance/src/cli/main';
-const main = await loadMain(entry);
+const main = await loadMain('conformance/src/cli/main');
 process.exitCode = await main(process.argv.slice(2));
