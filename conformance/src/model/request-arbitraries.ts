@@ -24,7 +24,7 @@
  *   charged to.
  *
  * This module is the generators' public entry; requests/ holds their parts, one job each:
- * contract.ts (schema walking), prose.ts (the prose's hooks), text-values.ts and
+ * operations.ts (schema walking), prose.ts (the prose's hooks), text-values.ts and
  * valid-values.ts (valid values per format and per schema), multipart.ts (upload forms),
  * slots.ts (what a mutation changes), valid-cases.ts, edge-cases.ts and invalid-cases.ts
  * (per-operation assembly) with prose-mutations.ts, json-text-mutations.ts and
@@ -38,7 +38,7 @@ export type {
   Schema,
   UploadForm,
 } from './requests/request-types.ts';
-export { contract, operationInfo, type OperationInfo } from './requests/contract.ts';
+export { contract, operationInfo, type OperationInfo } from './requests/operations.ts';
 export { EXTERNAL_DOMAIN } from './requests/prose.ts';
 export { INVALID_ADDRESSES, ODD_UNICODE, codePoints } from './requests/text-values.ts';
 export { encodeMultipart } from './requests/multipart.ts';

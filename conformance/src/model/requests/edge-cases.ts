@@ -4,7 +4,13 @@
  * templates, and uploads at the edges of §4.9 and D-44.
  */
 import fc from 'fast-check';
-import { contract, operationInfo, propertiesOf, typesOf, type OperationInfo } from './contract.ts';
+import {
+  contract,
+  operationInfo,
+  propertiesOf,
+  typesOf,
+  type OperationInfo,
+} from './operations.ts';
 import { encodeMultipart, uploadExpectation, validForm } from './multipart.ts';
 import { BODY_FIELDS, bodyRule, isTemplated, proseOf } from './prose.ts';
 import type { FormPart, Json, RequestCase, RequestContext, UploadForm } from './request-types.ts';

@@ -4,7 +4,7 @@
  * and the upload form's own mutations, each with the codes and `field` the contract expects.
  */
 import fc from 'fast-check';
-import { contract, operationInfo, propertiesOf, typesOf } from './contract.ts';
+import { contract, operationInfo, propertiesOf, typesOf } from './operations.ts';
 import { invalidForm } from './invalid-forms.ts';
 import { jsonTextMutations } from './json-text-mutations.ts';
 import { proseMutations } from './prose-mutations.ts';

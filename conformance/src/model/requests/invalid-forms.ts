@@ -3,7 +3,7 @@
  * multipart/form-data bodies.
  */
 import fc from 'fast-check';
-import { propertiesOf, type OperationInfo } from './contract.ts';
+import { propertiesOf, type OperationInfo } from './operations.ts';
 import { encodeMultipart, fileContent, validForm } from './multipart.ts';
 import type { FormPart, Json, RequestCase } from './request-types.ts';
 import { makeCase, type CaseArb } from './slots.ts';

@@ -3,7 +3,7 @@
  * their encoding (RFC 7578) and what an accepted upload's answer keeps (§2.4, D-44).
  */
 import fc from 'fast-check';
-import { propertiesOf, type OperationInfo } from './contract.ts';
+import { propertiesOf, type OperationInfo } from './operations.ts';
 import type { FormPart, Json, UploadForm } from './request-types.ts';
 import { ODD_NAMES } from './text-values.ts';
 

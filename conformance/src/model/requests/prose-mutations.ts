@@ -4,7 +4,7 @@
  * cursors (D-16) and search words (D-13).
  */
 import fc from 'fast-check';
-import { contract, propertiesOf, type OperationInfo } from './contract.ts';
+import { contract, propertiesOf, type OperationInfo } from './operations.ts';
 import { BODY_FIELDS, EXTERNAL_DOMAIN, RESERVED_VARIABLES, isTemplated, proseOf } from './prose.ts';
 import type { Json, RequestCase, RequestContext } from './request-types.ts';
 import { define, isAddress, isVariables, omit, setSlot, type CaseArb, type Slot } from './slots.ts';

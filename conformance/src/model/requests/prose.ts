@@ -4,7 +4,7 @@
  * templates apply to (§2.6), reserved variables (D-24) and the domains and folders the suite
  * may use.
  */
-import { contract, propertiesOf, type OperationInfo } from './contract.ts';
+import { contract, propertiesOf, type OperationInfo } from './operations.ts';
 import type { RequestKind, Schema } from './request-types.ts';
 
 /** A rule of the prose about one field, beyond its schema. */

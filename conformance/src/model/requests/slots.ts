@@ -4,7 +4,7 @@
  * length, wrong values and unknown names, and the request case built from a changed body.
  */
 import fc from 'fast-check';
-import { deref, propertiesOf, typesOf, type Limit, type OperationInfo } from './contract.ts';
+import { deref, propertiesOf, typesOf, type Limit, type OperationInfo } from './operations.ts';
 import { ENUM_CODES, proseOf } from './prose.ts';
 import type { Json, RequestCase, RequestContext, Schema } from './request-types.ts';
 import { NAME_FILLER, codePoints, filler } from './text-values.ts';

@@ -3,7 +3,7 @@
  * listEmails or the form of uploadAttachment) and the request case a check sends for it.
  */
 import fc from 'fast-check';
-import { contract, operationInfo } from './contract.ts';
+import { contract, operationInfo } from './operations.ts';
 import { encodeMultipart, uploadExpectation, validForm } from './multipart.ts';
 import { bodyRule } from './prose.ts';
 import type { RequestCase, RequestContext, UploadForm } from './request-types.ts';

@@ -4,7 +4,7 @@
  * valid objects for a body or a query.
  */
 import fc from 'fast-check';
-import { deref, propertiesOf, typesOf } from './contract.ts';
+import { deref, propertiesOf, typesOf } from './operations.ts';
 import {
   BODY_FIELDS,
   DOCUMENTED_FOLDERS,
