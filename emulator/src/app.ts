@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { DEFAULT_MAX_REQUEST_BYTES } from './cli-options.ts';
 import { ControllableClock } from './clock.ts';
 import { ApiError, quoteForMessage, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
+import { AccessByRequest } from './http/request-access.ts';
 import { allowedMethods, pathMethodsOf, routeMethods } from './http/allowed-methods.ts';
 import { parameterLimits } from './http/parameter-limits.ts';
 import { rateLimit } from './http/rate-limit.ts';
@@ -105,6 +106,8 @@ export interface Services {
   sink: WebhookSink;
   /** D-38: requests per API key, counted on the injected clock. */
   rateLimiter: SlidingWindowLimiter;
+  /** Who each API request was, as the API decided it, for the request log. */
+  accessByRequest: AccessByRequest;
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -162,6 +165,7 @@ export function createServices(deps: AppDeps): Services {
     ),
     sink: new WebhookSink(deps.store, deps.clock),
     rateLimiter: new SlidingWindowLimiter(deps.rateLimit),
+    accessByRequest: new AccessByRequest(),
   };
 }
 
@@ -174,7 +178,7 @@ export function createApp(
   services: Services = createServices(deps),
 ): Hono {
   const app = new Hono();
-  const limitBody = bodyLimit({
+  const limitAnyBody = bodyLimit({
     maxSize: deps.maxRequestBytes,
     onError: () => {
       throw new ApiError(
@@ -183,10 +187,15 @@ export function createApp(
       );
     },
   });
+  // A GET or HEAD has no body to limit; asking for one makes the Node adapter build a whole
+  // Request, a cost every polling client would pay.
+  const limitBody: MiddlewareHandler = (c, next) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitAnyBody(c, next);
 
   app.route('/openapi', docsRoutes(deps.spec));
 
   const api = new Hono<ApiEnv>();
+  api.use('*', services.accessByRequest.recorder());
   api.use('*', limitBody, requireApiKey(deps.store), rateLimit(services.rateLimiter, deps.clock));
   api.use('*', parameterLimits(deps.spec, '/openapi/v1'));
   api.route('/mailboxes', mailboxRoutes());

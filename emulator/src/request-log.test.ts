@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp, createServices, defaultDeps } from './app.ts';
 import { DEFAULT_FIXTURES } from './cli-options.ts';
 import { loadFixtureFile } from './fixtures/load-fixture.ts';
-import { RequestLog, type LogFormat } from './request-log.ts';
+import { RequestLog, bufferedStdout, type LogFormat } from './request-log.ts';
 import type { Connector } from './webhooks/connector.ts';
 import type { Resolver } from './webhooks/endpoint-guard.ts';
 
@@ -78,6 +78,43 @@ describe('the request log', () => {
     log.stop();
     await call('/openapi/v1/mailboxes', { headers: { authorization: `Bearer ${DEMO_KEY}` } });
     expect(lines).toHaveLength(1);
+  });
+
+  it('names the key the API decided, without looking the key up again', async () => {
+    const { lines, services, call } = await logged('text');
+    const auth = { authorization: `Bearer ${DEMO_KEY}` };
+    await call('/openapi/v1/mailboxes', { headers: auth });
+    const directory = services.deps.store.directory;
+    const findKeyByLookup = directory.findKeyByLookup.bind(directory);
+    let lookups = 0;
+    directory.findKeyByLookup = (lookup) => {
+      lookups += 1;
+      return findKeyByLookup(lookup);
+    };
+    await call('/openapi/v1/mailboxes', { headers: auth });
+    expect(lines[1]).toMatch(/ "Demo app"\n$/);
+    expect(lookups).toBe(0);
+  });
+
+  it('names the key of a request with a body, and of one refused after the key was accepted', async () => {
+    const { lines, call } = await logged('text');
+    const headers = { authorization: `Bearer ${DEMO_KEY}`, 'content-type': 'application/json' };
+    await call('/openapi/v1/emails/send', { method: 'POST', headers, body: '{}' });
+    await call('/openapi/v1/emails/nope', { headers });
+    expect(lines[0]).toMatch(/^POST \/openapi\/v1\/emails\/send 400 \S+ "Demo app"\n$/);
+    expect(lines[1]).toMatch(/^GET \/openapi\/v1\/emails\/nope 404 \S+ "Demo app"\n$/);
+  });
+
+  it('writes the lines of one turn of the event loop together, in order, once it turns', async () => {
+    const writes: string[] = [];
+    const write = bufferedStdout((text) => writes.push(text));
+    write('one\n');
+    write('two\n');
+    expect(writes).toEqual([]);
+    await settle();
+    write('three\n');
+    await settle();
+    expect(writes).toEqual(['one\ntwo\n', 'three\n']);
   });
 
   it('prints a line per SMTP message: where it went, or why it was refused', async () => {

@@ -24,7 +24,7 @@ export class RequestLog {
   constructor(
     private readonly services: Services,
     private readonly format: LogFormat,
-    private readonly write: (line: string) => void = (line) => void process.stdout.write(line),
+    private readonly write: (line: string) => void = bufferedStdout(),
   ) {}
 
   /** The app's fetch handler, timed and logged. */
@@ -64,12 +64,15 @@ export class RequestLog {
   }
 
   /**
-   * Whose request it was: the API key's name (found by the secret's lookup part, as the API
-   * finds it), `control` for the control plane, `-` when none or when the API refused it.
+   * Whose request it was: the API key's name as the API decided it (or, for a request refused
+   * before the key was read, found by the secret's lookup part, as the API finds it), `control`
+   * for the control plane, `-` when none or when the API refused it.
    */
   private keyName(pathname: string, request: Request, status: number): string {
     if (pathname.startsWith('/_mailtwin/')) return 'control';
     if (status === 401) return '-';
+    const decided = this.services.accessByRequest.of(request);
+    if (decided !== undefined) return decided.key.name;
     const bearer = /^Bearer[ ]+(\S+)\s*$/i.exec(request.headers.get('authorization') ?? '')?.[1];
     const lookup = bearer === undefined ? undefined : lookupOf(bearer);
     if (lookup === undefined) return '-';
@@ -124,6 +127,36 @@ export class RequestLog {
       this.format === 'json' ? `${JSON.stringify({ time, ...entry })}\n` : `${textOf(entry)}\n`,
     );
   }
+}
+
+/** Stdout to a file or /dev/null is written synchronously: lines of one tick go out in one write. */
+const FLUSH_BYTES = 64 * 1024;
+
+/**
+ * A writer to stdout that gathers the lines written during one turn of the event loop and
+ * writes them together once it turns (or when they pass 64 KB), in order, so a busy server
+ * makes one write per turn instead of one per request.
+ */
+export function bufferedStdout(
+  out: (text: string) => void = (text) => void process.stdout.write(text),
+): (line: string) => void {
+  let pending: string[] = [];
+  let bytes = 0;
+  const flush = () => {
+    if (pending.length === 0) return;
+    const text = pending.join('');
+    pending = [];
+    bytes = 0;
+    out(text);
+  };
+  // Lines still gathered when the process exits (a stop) are written, not lost.
+  process.once('exit', flush);
+  return (line) => {
+    if (pending.length === 0) setImmediate(flush);
+    pending.push(line);
+    bytes += line.length;
+    if (bytes >= FLUSH_BYTES) flush();
+  };
 }
 
 type LogEntry =
