@@ -25,7 +25,7 @@ import {
   slotsOf,
   type CaseArb,
 } from './slots.ts';
-import { ODD_NAMES, ODD_UNICODE } from './text-values.ts';
+import { ODD_NAMES, ODD_UNICODE, clip } from './text-values.ts';
 import { asQuery, proseValue, validObject, variableName } from './valid-values.ts';
 
 /**
@@ -188,6 +188,9 @@ export function edgeCase(operationId: string, context: RequestContext): CaseArb 
           } else {
             value = odd;
           }
+          // Odd, yet within the field's maxLength in code points: longer, it would be an invalid
+          // request (from, a filter of at most 254), not an edge of a valid one.
+          if (typeof slot.schema.maxLength === 'number') value = clip(value, slot.schema.maxLength);
           const clean =
             BODY_FIELDS.includes(slot.prop) && rule !== undefined ? omit(body, BODY_FIELDS) : body;
           const set = setSlot(clean, slot, value, pick, 'odd');

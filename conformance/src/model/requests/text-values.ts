@@ -8,7 +8,9 @@ import { EXTERNAL_DOMAIN } from './prose.ts';
 import type { RequestContext } from './request-types.ts';
 
 export const codePoints = (s: string): number => [...s].length;
-const clip = (s: string, max: number) => (codePoints(s) <= max ? s : [...s].slice(0, max).join(''));
+/** `s` cut to at most `max` code points (D-9 counts code points). */
+export const clip = (s: string, max: number) =>
+  codePoints(s) <= max ? s : [...s].slice(0, max).join('');
 /** §2.6: no `{{` outside a deliberate template, so no variable is used by chance. */
 const noTemplates = (s: string) => s.replace(/\{(?=\{)/g, '{ ');
 
