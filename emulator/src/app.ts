@@ -6,6 +6,7 @@ import { ControllableClock } from './clock.ts';
 import { ApiError, quoteForMessage, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
 import { AccessByRequest } from './http/request-access.ts';
+import { ResponseCache } from './http/response-cache.ts';
 import { allowedMethods, pathMethodsOf, routeMethods } from './http/allowed-methods.ts';
 import { parameterLimits } from './http/parameter-limits.ts';
 import { rateLimit } from './http/rate-limit.ts';
@@ -197,6 +198,8 @@ export function createApp(
   const api = new Hono<ApiEnv>();
   api.use('*', services.accessByRequest.recorder());
   api.use('*', limitBody, requireApiKey(deps.store), rateLimit(services.rateLimiter, deps.clock));
+  // Before the parameter checks: a repeated GET's answer is ready only if it passed them.
+  api.use('*', new ResponseCache(deps.store.version).middleware());
   api.use('*', parameterLimits(deps.spec, '/openapi/v1'));
   api.route('/mailboxes', mailboxRoutes());
   api.route('/emails', sendingRoutes(deps.store, services.send));

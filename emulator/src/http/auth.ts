@@ -17,7 +17,13 @@ export interface Access {
   mailboxes: Map<string, Mailbox>;
 }
 
-export type ApiEnv = { Variables: { access: Access } };
+export type ApiEnv = {
+  Variables: {
+    access: Access;
+    /** A 200 answer's JSON bytes the response cache may keep (`answerReady`). */
+    readyBody?: Uint8Array<ArrayBuffer>;
+  };
+};
 
 const KEY_ELSEWHERE = ['api_key', 'apikey', 'apiKey', 'key', 'token', 'access_token'];
 

@@ -5,6 +5,7 @@ import { encodeCursor, parseListQuery } from '../domain/list-query.ts';
 import type { Email, Folder } from '../domain/types.ts';
 import type { ApiEnv } from '../http/auth.ts';
 import { readJsonObject } from '../http/json-body.ts';
+import { answerReady } from '../http/response-cache.ts';
 import type { RequestValidator } from '../http/request-validator.ts';
 import type { Store } from '../store/store.ts';
 
@@ -22,8 +23,6 @@ export function emailInScope(c: Context<ApiEnv>, store: Store): Email {
   return email;
 }
 
-/** What `c.json` sends, so the joined list answer carries the same header. */
-const JSON_TYPE = { 'content-type': 'application/json' };
 const EMAILS_OPEN = Buffer.from('{"emails":[');
 
 /** §4.2, §4.4-§4.6: list and search, read, update and delete email. */
@@ -46,7 +45,7 @@ export function emailRoutes(store: Store, validator: RequestValidator): Hono<Api
       nextCursor: page.more && last ? encodeCursor(last, query.fingerprint) : null,
     });
     const body = Buffer.concat([EMAILS_OPEN, ...page.json, Buffer.from(`],${rest.slice(1)}`)]);
-    return c.body(body, 200, JSON_TYPE);
+    return answerReady(c, body);
   });
 
   app.get('/:emailId', (c) => c.json(emailDetail(emailInScope(c, store))));

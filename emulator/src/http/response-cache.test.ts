@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import { createApp, createServices, defaultDeps } from '../app.ts';
+
+/** One owner granted two mailboxes; a follow-owner key and a key for mailbox a only. */
+function world() {
+  const deps = defaultDeps({ logError: () => {} });
+  const services = createServices(deps);
+  const owner = services.directory.createOwner({ name: 'Acme' });
+  for (const address of ['a@acme.test', 'b@acme.test']) {
+    services.directory.createMailbox({ address });
+    services.directory.grant(owner.id, address);
+    services.inbound.injectJson({ mailbox: address, from: 'x@partner.test', subject: address });
+  }
+  const all = services.directory.createKey({
+    ownerId: owner.id,
+    name: 'all',
+    scope: 'follow-owner',
+  });
+  const onlyA = services.directory.createKey({
+    ownerId: owner.id,
+    name: 'only a',
+    scope: 'selected-mailbox',
+    mailboxes: ['a@acme.test'],
+  });
+  const app = createApp(deps, services);
+  const emails = services.deps.store.emails;
+  const listJson = emails.listJson.bind(emails);
+  let queries = 0;
+  emails.listJson = (...args) => {
+    queries += 1;
+    return listJson(...args);
+  };
+  const list = async (mailbox: string, secret = all.secret) => {
+    const response = await app.request(`/openapi/v1/emails?mailbox=${mailbox}`, {
+      headers: { Authorization: `Bearer ${secret}` },
+    });
+    const body = (await response.json()) as { emails?: { subject: string }[] };
+    return { status: response.status, subjects: body.emails?.map((e) => e.subject) };
+  };
+  return { services, owner, onlyA, list, queries: () => queries };
+}
+
+describe('the response cache', () => {
+  it('answers a repeated list request without querying, with the same bytes', async () => {
+    const { list, queries } = world();
+    const first = await list('a@acme.test');
+    expect(await list('a@acme.test')).toEqual(first);
+    expect(first).toEqual({ status: 200, subjects: ['a@acme.test'] });
+    expect(queries()).toBe(1);
+  });
+
+  it('answers after any write what the data now holds', async () => {
+    const { services, list } = world();
+    await list('a@acme.test');
+    services.inbound.injectJson({ mailbox: 'a@acme.test', from: 'y@partner.test', subject: 'new' });
+    expect((await list('a@acme.test')).subjects).toEqual(['new', 'a@acme.test']);
+  });
+
+  it("never serves one key's answer to another key", async () => {
+    const { onlyA, list } = world();
+    expect((await list('b@acme.test')).status).toBe(200);
+    expect((await list('b@acme.test', onlyA.secret)).status).toBe(404);
+  });
+
+  it('follows a revoked grant on the very next request', async () => {
+    const { services, owner, list } = world();
+    expect((await list('b@acme.test')).status).toBe(200);
+    services.directory.revoke(owner.id, 'b@acme.test');
+    expect((await list('b@acme.test')).status).toBe(404);
+  });
+});

@@ -1,0 +1,61 @@
+import type { Context, MiddlewareHandler } from 'hono';
+import type { DataVersion } from '../store/data-version.ts';
+import type { ApiEnv } from './auth.ts';
+
+/** What `c.json` sends, so a ready answer carries the same header. */
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+/** Enough for the pages a few polling clients repeat, bounded in bytes as in count. */
+const MAX_ANSWERS = 256;
+const MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * A route's 200 answer as ready JSON bytes, which the response cache may keep and serve again
+ * for the same key and URL while nothing was written.
+ */
+export function answerReady(c: Context<ApiEnv>, body: Uint8Array<ArrayBuffer>): Response {
+  c.set('readyBody', body);
+  return c.body(body, 200, JSON_TYPE);
+}
+
+/**
+ * Serves again the bytes of a GET answered 200 with `answerReady`, for the same API key and
+ * URL, while the store's data version is unchanged. Any write (mail stored, a PATCH, a grant
+ * revoked, a key disabled, a reset) empties it, so an answer served from it is byte for byte
+ * what the route would answer now: the key's access and the data are as they were. Mounted
+ * after authentication and the rate limit, which every request still passes; it saves the
+ * parameter checks, the query parsing, the query and the copying of a polling client's repeats.
+ */
+export class ResponseCache {
+  private readonly answers = new Map<string, Uint8Array<ArrayBuffer>>();
+  private bytes = 0;
+  private seenVersion = '';
+
+  constructor(private readonly version: DataVersion) {}
+
+  middleware(): MiddlewareHandler<ApiEnv> {
+    return async (c, next) => {
+      if (c.req.method !== 'GET') return next();
+      const now = this.version.current();
+      if (now !== this.seenVersion) this.forget(now);
+      // The key's id stands for its access: at one data version a key has one access.
+      const key = `${c.get('access').key.id} ${c.req.url}`;
+      const ready = this.answers.get(key);
+      if (ready !== undefined) return c.body(ready, 200, JSON_TYPE);
+      await next();
+      const body = c.get('readyBody');
+      // Kept only if nothing was written while it was computed.
+      if (body === undefined || c.res.status !== 200 || this.version.current() !== now) return;
+      if (this.answers.size >= MAX_ANSWERS || this.bytes + body.length > MAX_BYTES)
+        this.forget(now);
+      this.answers.set(key, body);
+      this.bytes += body.length;
+    };
+  }
+
+  private forget(version: string): void {
+    this.answers.clear();
+    this.bytes = 0;
+    this.seenVersion = version;
+  }
+}
