@@ -4,6 +4,7 @@ import type { Services } from '../../app.ts';
 import { FAULTABLE } from '../../services/faults.ts';
 import { page } from '../layout.ts';
 import { actionButton, when } from '../format.ts';
+import { listTable } from '../parts.ts';
 
 /** `/dashboard/clock`: the emulator's clock (moved only forward) and the armed faults. */
 export function clockPage(services: Services) {
@@ -45,35 +46,21 @@ export function clockPage(services: Services) {
         <p class="muted">
           Armed faults make the next sends, replies or forwards fail, to rehearse retries (§4.3).
         </p>
-        <table class="faults">
-          <thead>
-            <tr>
-              <th>Id</th>
-              <th>Operations</th>
-              <th>Mode</th>
-              <th>Status</th>
-              <th>Remaining</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${
-              faults.length === 0
-                ? html`<tr>
-                    <td colspan="5" class="muted">No fault armed.</td>
-                  </tr>`
-                : faults.map(
-                    (f) =>
-                      html`<tr>
-                        <td>${f.id}</td>
-                        <td>${f.operations.join(', ')}</td>
-                        <td>${f.mode}</td>
-                        <td>${f.status}</td>
-                        <td>${f.remaining}</td>
-                      </tr>`,
-                  )
-            }
-          </tbody>
-        </table>
+        ${listTable(
+          'faults',
+          ['Id', 'Operations', 'Mode', 'Status', 'Remaining'],
+          faults.map(
+            (f) =>
+              html`<tr>
+                <td>${f.id}</td>
+                <td>${f.operations.join(', ')}</td>
+                <td>${f.mode}</td>
+                <td>${f.status}</td>
+                <td>${f.remaining}</td>
+              </tr>`,
+          ),
+          'No fault armed.',
+        )}
         ${
           faults.length === 0
             ? ''

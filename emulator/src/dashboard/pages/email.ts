@@ -7,6 +7,7 @@ import { page } from '../layout.ts';
 import { addressList, addressText, bytes, seg, when } from '../format.ts';
 import { emailSource, headersOf } from '../email-source.ts';
 import { hasRemoteContent, mailFrame } from '../email-frame.ts';
+import { headersTable } from '../parts.ts';
 
 const SOURCE_NOTE = {
   arrived: 'The message exactly as it arrived.',
@@ -104,15 +105,7 @@ export function emailPage(services: Services) {
               </ul>`
         }
         <h2 id="headers">Headers</h2>
-        <table class="headers">
-          ${headersOf(raw).map(
-            ([name, value]) =>
-              html`<tr>
-                <th>${name}</th>
-                <td>${value}</td>
-              </tr>`,
-          )}
-        </table>
+        ${headersTable(headersOf(raw))}
         <h2 id="source">Source</h2>
         <p class="muted">
           ${SOURCE_NOTE[kind]}

@@ -1,16 +1,9 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Services } from '../../app.ts';
-import { SCOPES, type ApiKey } from '../../domain/types.ts';
 import { page } from '../layout.ts';
 import { actionButton, seg, when } from '../format.ts';
-
-const scopeText = (k: ApiKey) =>
-  k.scope === 'one-domain'
-    ? `one-domain ${k.domain ?? ''}`
-    : k.scope === 'selected-mailbox'
-      ? `selected-mailbox ${k.mailboxes.join(', ')}`
-      : k.scope;
+import { listTable, ownerAndScopeFields, scopeText, secretNotice } from '../parts.ts';
 
 /**
  * `/dashboard/keys`: API keys without their secrets (§2.1), disable and enable, and a form
@@ -58,44 +51,21 @@ export function keysPage(
       body: html`${
           created === undefined
             ? ''
-            : html`<div class="notice">
-                Key “${created.name}” created. Copy its secret now: it is never shown again.
-                <p class="secret" id="new-secret">${created.secret}</p>
-              </div>`
+            : secretNotice(
+                html`Key “${created.name}” created. Copy its secret now: it is never shown again.`,
+                created.secret,
+              )
         }
-        <table class="keys">
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Id</th>
-              <th>Owner</th>
-              <th>Scope</th>
-              <th>Status</th>
-              <th>Created</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
+        ${listTable(
+          'keys',
+          ['Name', 'Id', 'Owner', 'Scope', 'Status', 'Created', ''],
+          rows,
+          'No API key yet.',
+        )}
         <h2>Create a key</h2>
         <form class="card" method="post" action="/dashboard/keys" id="create-key">
-          <label
-            >Owner
-            <select name="ownerId">
-              ${owners.map((o) => html`<option value="${o.id}">${o.name}</option>`)}
-            </select></label
-          >
           <label>Name <input name="name" required /></label>
-          <label
-            >Scope
-            <select name="scope">
-              ${SCOPES.map((s) => html`<option value="${s}">${s}</option>`)}
-            </select></label
-          >
-          <label>Domain (one-domain) <input name="domain" /></label>
-          <label>Mailboxes (selected-mailbox, comma-separated) <input name="mailboxes" /></label>
+          ${ownerAndScopeFields(owners)}
           <button type="submit">Create key</button>
         </form>`,
     },

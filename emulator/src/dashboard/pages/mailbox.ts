@@ -6,6 +6,7 @@ import { encodeCursor, parseListQuery } from '../../domain/list-query.ts';
 import { FOLDERS, type EmailSummary } from '../../domain/types.ts';
 import { page } from '../layout.ts';
 import { addressText, seg, when } from '../format.ts';
+import { listTable } from '../parts.ts';
 
 /** The API's filters of `GET /emails` (§4.2), as the form names them. */
 const FILTERS = [
@@ -126,27 +127,12 @@ function emailTable(
         <td>${when(e.receivedAt)}</td>
       </tr>`,
   );
-  return html`<table class="emails">
-      <thead>
-        <tr>
-          <th></th>
-          <th>From</th>
-          <th>Subject</th>
-          <th>Folder</th>
-          <th></th>
-          <th>Received</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${
-          rows.length === 0
-            ? html`<tr>
-                <td colspan="6" class="muted">No email matches.</td>
-              </tr>`
-            : rows
-        }
-      </tbody>
-    </table>
+  return html`${listTable(
+      'emails',
+      ['', 'From', 'Subject', 'Folder', '', 'Received'],
+      rows,
+      'No email matches.',
+    )}
     <div class="pager">
       ${paged ? html`<a href="${first}">« Newest</a>` : ''}
       ${next === null ? '' : html`<a href="${base}?${query}" rel="next">Older »</a>`}

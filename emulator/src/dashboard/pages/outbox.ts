@@ -7,6 +7,7 @@ import { page } from '../layout.ts';
 import { bytes, seg, when } from '../format.ts';
 import { headersOf } from '../email-source.ts';
 import { download } from './email.ts';
+import { headersTable, listTable } from '../parts.ts';
 
 /** Whether every word of `q` appears in the entry's sender, recipients, subject or ids. */
 export function outboxMatches(entry: OutboxEntry, q: string): boolean {
@@ -50,26 +51,12 @@ export function outboxPage(services: Services) {
           <a href="/dashboard/outbox">Clear</a>
         </form>
         <p class="muted">${entries.length} of ${all.length} captured messages</p>
-        <table class="outbox">
-          <thead>
-            <tr>
-              <th>Subject</th>
-              <th>From</th>
-              <th>Recipients</th>
-              <th>Size</th>
-              <th>Captured</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${
-              rows.length === 0
-                ? html`<tr>
-                    <td colspan="5" class="muted">Nothing captured${q ? ' matches' : ' yet'}.</td>
-                  </tr>`
-                : rows
-            }
-          </tbody>
-        </table>`,
+        ${listTable(
+          'outbox',
+          ['Subject', 'From', 'Recipients', 'Size', 'Captured'],
+          rows,
+          html`Nothing captured${q ? ' matches' : ' yet'}.`,
+        )}`,
     });
   };
 }
@@ -116,15 +103,7 @@ export function outboxEntryPage(services: Services) {
           <dd>${bytes(entry.size)}</dd>
         </dl>
         <h2>Headers</h2>
-        <table class="headers">
-          ${headersOf(raw).map(
-            ([name, value]) =>
-              html`<tr>
-                <th>${name}</th>
-                <td>${value}</td>
-              </tr>`,
-          )}
-        </table>
+        ${headersTable(headersOf(raw))}
         <h2>Source</h2>
         <pre class="source">${raw.subarray(0, 256 * 1024).toString('utf8')}</pre>`,
     });

@@ -3,6 +3,7 @@ import { html } from 'hono/html';
 import type { Services } from '../../app.ts';
 import { page } from '../layout.ts';
 import { actionButton, seg, when } from '../format.ts';
+import { listTable } from '../parts.ts';
 
 /** `/dashboard/suppressions`: addresses sends refuse (§4.3 rule 4); add and remove. */
 export function suppressionsPage(services: Services) {
@@ -24,25 +25,12 @@ export function suppressionsPage(services: Services) {
     return page(c, {
       title: 'Suppression list',
       section: back,
-      body: html`<table class="suppressions">
-          <thead>
-            <tr>
-              <th>Address</th>
-              <th>Reason</th>
-              <th>Since</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${
-              rows.length === 0
-                ? html`<tr>
-                    <td colspan="4" class="muted">No suppressed address.</td>
-                  </tr>`
-                : rows
-            }
-          </tbody>
-        </table>
+      body: html`${listTable(
+          'suppressions',
+          ['Address', 'Reason', 'Since', ''],
+          rows,
+          'No suppressed address.',
+        )}
         <h2>Suppress an address</h2>
         <form class="card" method="post" action="/dashboard/suppressions">
           <label>Address <input name="address" type="email" required /></label>

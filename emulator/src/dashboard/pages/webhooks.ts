@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Services } from '../../app.ts';
-import { SCOPES } from '../../domain/types.ts';
 import type { WebhookExchange } from '../../events.ts';
 import type { Attempt, Webhook } from '../../store/webhook-store.ts';
 import type { ExchangeLog } from '../exchange-log.ts';
 import { page } from '../layout.ts';
 import { actionButton, seg, when } from '../format.ts';
+import { listTable, ownerAndScopeFields, scopeText, secretNotice } from '../parts.ts';
 
 function webhookActions(webhook: Webhook, back: string) {
   const base = `/dashboard/webhooks/${seg(webhook.id)}`;
@@ -17,13 +17,6 @@ function webhookActions(webhook: Webhook, back: string) {
 /** `{origin}` (the demo sink's URL) as this instance's own origin once it listens. */
 const shownUrl = (services: Services, url: string) =>
   url.replace('{origin}', services.deps.selfOrigin.value ?? '{origin}');
-
-const scopeText = (w: Pick<Webhook, 'scope' | 'domain' | 'mailboxes'>) =>
-  w.scope === 'one-domain'
-    ? `one-domain ${w.domain ?? ''}`
-    : w.scope === 'selected-mailbox'
-      ? `selected-mailbox ${w.mailboxes.join(', ')}`
-      : w.scope;
 
 /** `/dashboard/webhooks`: every webhook, Send test, Re-enable, and a form to add one. */
 export function webhooksPage(services: Services) {
@@ -56,49 +49,21 @@ export function webhooksPage(services: Services) {
       body: html`${
           created === undefined
             ? ''
-            : html`<div class="notice">
-                Webhook ${created.id} added. Its signing secret, shown only now:
-                <p class="secret" id="new-secret">${created.secret}</p>
-              </div>`
+            : secretNotice(
+                html`Webhook ${created.id} added. Its signing secret, shown only now:`,
+                created.secret,
+              )
         }
-        <table class="webhooks">
-          <thead>
-            <tr>
-              <th>Id</th>
-              <th>Owner</th>
-              <th>URL</th>
-              <th>Scope</th>
-              <th>Status</th>
-              <th></th>
-            </tr>
-          </thead>
-          <tbody>
-            ${
-              rows.length === 0
-                ? html`<tr>
-                    <td colspan="6" class="muted">No webhook yet.</td>
-                  </tr>`
-                : rows
-            }
-          </tbody>
-        </table>
+        ${listTable(
+          'webhooks',
+          ['Id', 'Owner', 'URL', 'Scope', 'Status', ''],
+          rows,
+          'No webhook yet.',
+        )}
         <h2>Add a webhook</h2>
         <form class="card" method="post" action="/dashboard/webhooks">
-          <label
-            >Owner
-            <select name="ownerId">
-              ${owners.map((o) => html`<option value="${o.id}">${o.name}</option>`)}
-            </select></label
-          >
           <label>URL <input name="url" type="url" required size="40" /></label>
-          <label
-            >Scope
-            <select name="scope">
-              ${SCOPES.map((s) => html`<option value="${s}">${s}</option>`)}
-            </select></label
-          >
-          <label>Domain (one-domain) <input name="domain" /></label>
-          <label>Mailboxes (selected-mailbox, comma-separated) <input name="mailboxes" /></label>
+          ${ownerAndScopeFields(owners)}
           <button type="submit">Add webhook</button>
         </form>`,
     });
