@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Four projects: fast unit tests, the browser check of the docs page, the npm package as
-// installed (tests/package), and the suite run through Prism (tests/prism). The conformance checks run through `mailtwin-conformance`,
+// Five projects: fast unit tests, the browser check of the docs page, the npm package as
+// installed (tests/package), the README's recipes (tests/readme), and the suite run through
+// Prism (tests/prism). The conformance checks run through `mailtwin-conformance`,
 // which adds its own reporter and target settings.
 export default defineConfig({
   test: {
@@ -38,6 +39,16 @@ export default defineConfig({
           environment: 'node',
           testTimeout: 120_000,
           hookTimeout: 240_000,
+        },
+      },
+      {
+        test: {
+          // The README's recipes, run as printed (tests/readme).
+          name: 'readme',
+          include: ['tests/readme/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 600_000,
+          fileParallelism: false,
         },
       },
       {

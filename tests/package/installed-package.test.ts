@@ -96,6 +96,8 @@ describe('the npm package', () => {
         'read-only',
         '--seed',
         '7',
+        '--num-runs',
+        '5',
         '--report-dir',
         join(work, 'report'),
       ],

@@ -37,14 +37,16 @@ describe('.ci/run', () => {
     expect(installs.filter((command) => !/\s--no-install-recommends\b/.test(command))).toEqual([]);
   });
 
-  it('still installs chromium for the browser check, openssl for the signature vectors and swaks for SMTP', () => {
+  it('still installs chromium for the browser check, openssl for the signature vectors, swaks for SMTP, curl and jq for the README recipes', () => {
     const packages = aptInstalls(script).flatMap((command) =>
       command
         .replace(/^.*?\binstall\b/, '')
         .split(/\s+/)
         .filter((word) => word !== '' && !word.startsWith('-')),
     );
-    expect(packages).toEqual(expect.arrayContaining(['chromium', 'openssl', 'swaks']));
+    expect(packages).toEqual(
+      expect.arrayContaining(['chromium', 'openssl', 'swaks', 'curl', 'jq']),
+    );
   });
 });
 

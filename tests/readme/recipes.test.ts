@@ -1,0 +1,104 @@
+// Issue 17 item 6: the README's recipes, one per user, run exactly as printed. Each block marked
+// `<!-- recipe: name -->` is handed to bash as it stands, in the checkout, and must end well
+// and print what the README promises; a block renamed, dropped or added fails the count.
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** What the recipes write beside the checkout (both gitignored), removed after the run. */
+const WRITTEN = ['conformance-report', 'certificate'];
+
+function recipes(): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const match of README.matchAll(/<!-- recipe: ([\w-]+) -->\n```sh\n([\s\S]*?)```/g)) {
+    found.set(match[1]!, match[2]!);
+  }
+  return found;
+}
+
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a recipe with `bash -eu -o pipefail` in its own process group, with none of the caller's
+ * MAILTWIN_* variables; whatever it leaves running (its emulator, if it failed before `kill`)
+ * is killed with the group at the end.
+ */
+function runRecipe(script: string, timeoutMs: number): Promise<Ran> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !name.startsWith('MAILTWIN_')),
+  );
+  const child = spawn('bash', ['-eu', '-o', 'pipefail', '-c', script], {
+    cwd: ROOT,
+    env: { ...env, NO_COLOR: '1' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const killGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // The group is gone already.
+    }
+  };
+  const timer = setTimeout(killGroup, timeoutMs);
+  // 'exit', not 'close': a server the recipe left running still holds the output pipes open.
+  return new Promise((resolve) => {
+    child.once('exit', (status) => {
+      clearTimeout(timer);
+      killGroup();
+      setImmediate(() => resolve({ status, stdout, stderr }));
+    });
+  });
+}
+
+afterAll(() => {
+  for (const dir of WRITTEN) rmSync(join(ROOT, dir), { recursive: true, force: true });
+});
+
+describe('the README recipes', () => {
+  it('are three, one per user', () => {
+    expect([...recipes().keys()]).toEqual(['client-developer', 'ci', 'vendor']);
+  });
+
+  it('client developer: sends and reads mail, then mail arrives over SMTP and from trigger', async () => {
+    const ran = await runRecipe(recipes().get('client-developer')!, 120_000);
+    expect(ran.status, ran.stderr).toBe(0);
+    const lines = ran.stdout.trim().split('\n');
+    expect(ran.stdout).toMatch(/^\{"id":"\w+","folder":"sent","subject":"Order 1042 shipped"\}$/m);
+    expect(lines).toContain('Order 1042 shipped'); // found by q=1042 in the recipient's inbox
+    expect(ran.stdout).toMatch(
+      /^email\.received: \S+ in hello@acme\.test \("Order 1043 returned"\)$/m,
+    );
+    // Newest first: the triggered email, then the one that came over SMTP.
+    expect(lines.slice(-2)).toEqual(['Order 1043 returned', 'Invoice 77']);
+  }, 150_000);
+
+  it('CI: the emulator answers the banner key, and the read-only suite finds it conformant with a JUnit file', async () => {
+    const ran = await runRecipe(recipes().get('ci')!, 300_000);
+    expect(ran.status, `${ran.stdout}\n${ran.stderr}`).toBe(0);
+    expect(ran.stdout).toMatch(/^200$/m);
+    expect(ran.stdout).toMatch(/^Result: conformant/m);
+    expect(Number(ran.stdout.trim().split('\n').at(-1))).toBeGreaterThan(50);
+  }, 330_000);
+
+  it('vendor: certify through the API, with what a dashboard makes, is certified and its certificate hash recomputes', async () => {
+    const ran = await runRecipe(recipes().get('vendor')!, 600_000);
+    expect(ran.status, `${ran.stdout.slice(-3000)}\n${ran.stderr.slice(-2000)}`).toBe(0);
+    const [verdict, recomputed, recorded] = ran.stdout.trim().split('\n').slice(-3);
+    expect(verdict).toMatch(/^certified/);
+    expect(recomputed).toMatch(/^[0-9a-f]{64}$/);
+    expect(recomputed).toBe(recorded);
+  }, 630_000);
+});
