@@ -14,7 +14,7 @@ const WRITTEN = ['conformance-report', 'certificate'];
 
 function recipes(): Map<string, string> {
   const found = new Map<string, string>();
-  for (const match of README.matchAll(/<!-- recipe: ([\w-]+) -->\n```sh\n([\s\S]*?)```/g)) {
+  for (const match of README.matchAll(/<!-- recipe: ([\w-]+) -->\n+```sh\n([\s\S]*?)```/g)) {
     found.set(match[1]!, match[2]!);
   }
   return found;
