@@ -19,7 +19,7 @@ import { watchLauncher } from './launcher-watch.ts';
 import { ControlError } from './commands/control-connection.ts';
 import { LISTEN_HELP, parseListenOptions, runListen } from './commands/listen.ts';
 import { TRIGGER_HELP, parseTriggerOptions, runTrigger } from './commands/trigger.ts';
-import { startSmtpIngress, type SmtpIngress, type SmtpOutcome } from './smtp/smtp-ingress.ts';
+import type { SmtpIngress, SmtpOutcome } from './smtp/smtp-ingress.ts';
 import { eventsOf } from './events.ts';
 import { RequestLog } from './request-log.ts';
 import { openStore, type Store } from './store/store.ts';
@@ -229,6 +229,8 @@ async function listenSmtp(
   log: RequestLog | null,
 ): Promise<SmtpIngress | null> {
   if (options.smtpPort === null) return null;
+  // smtp-server loads only when SMTP is on, and after the HTTP server listens.
+  const { startSmtpIngress } = await import('./smtp/smtp-ingress.ts');
   try {
     return await startSmtpIngress(
       {

@@ -1,5 +1,10 @@
-import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import type MailComposerType from 'nodemailer/lib/mail-composer/index.js';
 import type { Address } from '../domain/types.ts';
+
+/** nodemailer loads on the first message composed, so start-up does not wait for it. */
+let composerClass: Promise<typeof MailComposerType> | undefined;
+const loadComposer = () =>
+  (composerClass ??= import('nodemailer/lib/mail-composer/index.js').then((m) => m.default));
 
 /** A message as it is sent: headers, both parts, attachments. Bcc is never written (§4.3). */
 export interface OutgoingMessage {
@@ -25,6 +30,7 @@ const asMailAddress = (a: Address) =>
  * Its byte length is what the 5 MiB limit of §8 is measured on (D-42).
  */
 export async function composeMime(message: OutgoingMessage): Promise<Buffer> {
+  const MailComposer = await loadComposer();
   const composer = new MailComposer({
     from: asMailAddress(message.from),
     to: message.to.map(asMailAddress),

@@ -1,10 +1,4 @@
-import {
-  simpleParser,
-  type AddressObject,
-  type EmailAddress,
-  type HeaderLines,
-  type ParsedMail,
-} from 'mailparser';
+import type { AddressObject, EmailAddress, HeaderLines, ParsedMail } from 'mailparser';
 import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
@@ -22,6 +16,10 @@ import {
 import type { Store } from '../store/store.ts';
 import { requireText } from './directory-service.ts';
 import { emailStored, eventsOf } from '../events.ts';
+
+/** mailparser loads with the first raw message, so start-up waits for it only if a fixture has one. */
+let mailparser: Promise<typeof import('mailparser')> | undefined;
+const loadMailparser = () => (mailparser ??= import('mailparser'));
 
 /** An inbound email described field by field (the control plane's JSON form). */
 export interface InboundEmail {
@@ -165,6 +163,7 @@ export class InboundService {
    */
   async parseRaw(raw: Uint8Array): Promise<ParsedMessage> {
     if (raw.length === 0) throw new ApiError('invalid_field', 'The message is empty.', 'body');
+    const { simpleParser } = await loadMailparser();
     let parsed: ParsedMail;
     try {
       // mailparser's own HTML-to-text step has no depth bound (45 s for 200,000 nested

@@ -4,7 +4,7 @@ import type { Ids } from '../ids.ts';
 import type { Access } from '../http/auth.ts';
 import type { RequestValidator } from '../http/request-validator.ts';
 import { snippetOf } from '../domain/email-view.ts';
-import { htmlToPlainText, renderMarkdown } from '../domain/markdown.ts';
+import type * as Markdown from '../domain/markdown.ts';
 import { pickBody, type GivenBody } from '../domain/message-body.ts';
 import { checkRecipientCount, requireAddress, requireAddresses } from '../domain/recipients.ts';
 import {
@@ -66,8 +66,17 @@ interface Rendered {
   preheader: string | null;
   text: string | null;
   html: string | null;
+  /** What the snippet is made from: the text part, else the HTML part's text. */
+  plain: string | null;
   raw: Buffer;
 }
+
+/**
+ * markdown-it, sanitize-html and html-to-text load on the first send that renders, so
+ * start-up does not wait for them.
+ */
+let markdownModule: Promise<typeof Markdown> | undefined;
+const loadMarkdown = () => (markdownModule ??= import('../domain/markdown.ts'));
 
 type Json = Record<string, unknown>;
 
@@ -351,6 +360,7 @@ export class SendService {
       );
     const preheader =
       draft.preheader === undefined ? null : renderTemplate(draft.preheader, values);
+    const { htmlToPlainText, renderMarkdown } = await loadMarkdown();
     let text: string | null;
     let html: string | null;
     switch (draft.body.kind) {
@@ -390,7 +400,8 @@ export class SendService {
         'attachmentIds',
       );
     }
-    return { subject, preheader, text, html, raw };
+    const plain = text ?? (html === null ? null : htmlToPlainText(html));
+    return { subject, preheader, text, html, plain, raw };
   }
 
   private copy(
@@ -417,9 +428,7 @@ export class SendService {
       bcc: place.bcc,
       replyTo: [],
       subject: rendered.subject,
-      snippet: snippetOf(
-        rendered.text ?? (rendered.html === null ? null : htmlToPlainText(rendered.html)),
-      ),
+      snippet: snippetOf(rendered.plain),
       text: rendered.text,
       html: rendered.html,
       preheader: rendered.preheader,
