@@ -204,7 +204,13 @@ export class ControlClient {
       emailId: string | null;
       status: string;
       nextAttemptAt: string | null;
-      attempts: { number: number; at: string; statusCode: number | null; error: string | null }[];
+      attempts: {
+        number: number;
+        at: string;
+        statusCode: number | null;
+        error: string | null;
+        latencyMs: number;
+      }[];
     }[]
   > {
     return (await this.call('GET', `/webhooks/${encodeURIComponent(id)}/deliveries`)).json();
