@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { Hono, type Context, type MiddlewareHandler } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
+import { Hono, type Context } from 'hono';
 import { DEFAULT_MAX_REQUEST_BYTES } from './cli-options.ts';
 import { ControllableClock } from './clock.ts';
 import { ApiError, quoteForMessage, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
 import { AccessByRequest } from './http/request-access.ts';
+import { requestBodyLimit } from './http/request-body-limit.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { allowedMethods, pathMethodsOf, routeMethods } from './http/allowed-methods.ts';
 import { parameterLimits } from './http/parameter-limits.ts';
@@ -179,19 +179,7 @@ export function createApp(
   services: Services = createServices(deps),
 ): Hono {
   const app = new Hono();
-  const limitAnyBody = bodyLimit({
-    maxSize: deps.maxRequestBytes,
-    onError: () => {
-      throw new ApiError(
-        'request_too_large',
-        `The request body exceeds the platform limit of ${deps.maxRequestBytes} bytes.`,
-      );
-    },
-  });
-  // A GET or HEAD has no body to limit; asking for one makes the Node adapter build a whole
-  // Request, a cost every polling client would pay.
-  const limitBody: MiddlewareHandler = (c, next) =>
-    c.req.method === 'GET' || c.req.method === 'HEAD' ? next() : limitAnyBody(c, next);
+  const limitBody = requestBodyLimit(deps.maxRequestBytes);
 
   app.route('/openapi', docsRoutes(deps.spec));
 
