@@ -179,7 +179,15 @@ export function createApp(
   services: Services = createServices(deps),
 ): Hono {
   const app = new Hono();
-  const limitBody = requestBodyLimit(deps.maxRequestBytes);
+  const limitBody = requestBodyLimit({
+    maxSize: deps.maxRequestBytes,
+    onError: () => {
+      throw new ApiError(
+        'request_too_large',
+        `The request body exceeds the platform limit of ${deps.maxRequestBytes} bytes.`,
+      );
+    },
+  });
 
   app.route('/openapi', docsRoutes(deps.spec));
 

@@ -2,12 +2,20 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toApiError } from '../errors.ts';
+import { ApiError, toApiError } from '../errors.ts';
 import { requestBodyLimit } from './request-body-limit.ts';
 
 /** A route behind a 100-byte limit, over a real socket, echoing the length of what it read. */
 const app = new Hono()
-  .use('*', requestBodyLimit(100))
+  .use(
+    '*',
+    requestBodyLimit({
+      maxSize: 100,
+      onError: () => {
+        throw new ApiError('request_too_large', 'Over 100 bytes.');
+      },
+    }),
+  )
   .post('/', async (c) => c.json({ read: (await c.req.text()).length }))
   .onError((error, c) => {
     const { apiError } = toApiError(error);
@@ -33,10 +41,10 @@ const chunked = (text: string) => ({
       controller.close();
     },
   }),
-  duplex: 'half',
+  duplex: 'half' as const,
 });
 
-const post = async (init: RequestInit & { duplex?: string }) => {
+const post = async (init: RequestInit) => {
   const response = await fetch(origin, { method: 'POST', ...init });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 };
