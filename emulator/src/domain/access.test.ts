@@ -34,6 +34,12 @@ describe('what a key may touch (§2.1, §5 rule 3)', () => {
 describe('API key secrets (§2.1)', () => {
   const secret = composeKeySecret('abcdefABCDEF', '0123456789abcdefghijABCDEFGHIJkl');
 
+  it('are composed as sk-<12-character lookup>_<32-character secret>', () => {
+    expect(composeKeySecret('abcdefABCDEF', '0123456789abcdefghijABCDEFGHIJkl')).toBe(
+      'sk-abcdefABCDEF_0123456789abcdefghijABCDEFGHIJkl',
+    );
+  });
+
   it('begin with sk- and carry a public lookup part', () => {
     expect(secret.startsWith('sk-')).toBe(true);
     expect(lookupOf(secret)).toBe('abcdefABCDEF');

@@ -17,6 +17,7 @@ describe('snippets (D-3)', () => {
     expect(snippetOf(exactly)).toBe(exactly);
     expect(snippetOf(`${exactly}x`)).toBe(exactly);
     expect(snippetOf(`${'a'.repeat(199)}  b c`)).toBe(`${'a'.repeat(199)} `);
+    expect(snippetOf(`${'a'.repeat(200)} b`)).toBe('a'.repeat(200));
   });
 
   it('equal the whole text collapsed, trimmed and cut at 200 code points, for any text', () => {

@@ -26,6 +26,8 @@ describe('dateFrom and dateTo (D-18)', () => {
     ['2023-02-29', 'February 29 of a common year'],
     ['2026-10-01T10:60:00Z', 'minute 60'],
     ['2026-10-01T10:00:60Z', 'second 60'],
+    ['2026-10-01T10:00:00+24:00', 'an offset of 24 hours'],
+    ['2026-10-01T10:00:00+05:60', 'an offset of 60 minutes'],
     ['2026-10-01T10:00Z', 'no seconds'],
     [' 2026-10-01', 'leading space'],
     ['2026-10-01T10:00:00Z ', 'trailing space'],

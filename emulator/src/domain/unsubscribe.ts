@@ -5,12 +5,12 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  * the recipient. The address travels in the token, signed so no one can unsubscribe another.
  */
 function signature(key: string, address: string): string {
-  // update() reads a string as UTF-8 by default.
+  // update() reads a string as UTF-8 by default, as Buffer.from does below.
   return createHmac('sha256', key).update(address).digest('base64url').slice(0, 22);
 }
 
 export function unsubscribeToken(key: string, address: string): string {
-  return `${Buffer.from(address, 'utf8').toString('base64url')}.${signature(key, address)}`;
+  return `${Buffer.from(address).toString('base64url')}.${signature(key, address)}`;
 }
 
 /** The address a token was made for, or undefined when it was not made with this key. */
