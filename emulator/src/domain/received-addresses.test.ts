@@ -15,7 +15,11 @@ describe('addresses of received mail, in their one canonical form (D-50)', () =>
     ['ZOË@x.test', 'zoë@x.test', 'a non-ASCII local part, lower case'],
     ['zoe\u0308@x.test', 'zoë@x.test', 'a local part in NFC'],
     ['juergen@xn--bcher-kva.example', 'juergen@bücher.example', 'an xn-- label decoded'],
-    ['juergen@XN--BCHER-KVA.example', 'juergen@bücher.example', 'an xn-- label in capitals decoded'],
+    [
+      'juergen@XN--BCHER-KVA.example',
+      'juergen@bücher.example',
+      'an xn-- label in capitals decoded',
+    ],
     ['juergen@mail.xn--bcher-kva.example', 'juergen@mail.bücher.example', 'an inner xn-- label'],
     ['juergen@BÜCHER.example', 'juergen@bücher.example', 'a Unicode domain UTS-46 mapped'],
     ['user@[192.0.2.1]', 'user@[192.0.2.1]', 'an IPv4 literal as given'],
