@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { snippetOf } from './email-view.ts';
+import { emailDetail, emailSummary, snippetOf } from './email-view.ts';
+import type { Email } from './types.ts';
 
 describe('snippets (D-3)', () => {
   it('are empty for an email without a text body', () => {
@@ -33,5 +34,66 @@ describe('snippets (D-3)', () => {
       }),
       { seed: 42 },
     );
+  });
+});
+
+describe('what the API shows of an email (D-3, D-4)', () => {
+  const email: Email = {
+    id: 'em_1',
+    mailbox: 'alice@acme.test',
+    folder: 'inbox',
+    read: false,
+    starred: true,
+    from: { address: 'bob@partner.test', name: 'Bob' },
+    to: [{ address: 'alice@acme.test', name: null }],
+    cc: [{ address: 'carol@acme.test', name: null }],
+    bcc: [{ address: 'dave@acme.test', name: null }],
+    replyTo: [{ address: 'help@partner.test', name: null }],
+    subject: 'Plan',
+    snippet: 'Hello',
+    text: 'Hello',
+    html: '<p>Hello</p>',
+    preheader: 'Hi',
+    messageId: '<m1@partner.test>',
+    inReplyTo: '<m0@acme.test>',
+    references: ['<m0@acme.test>'],
+    receivedAt: '2026-10-01T10:00:00.000Z',
+    sentAt: '2026-10-01T09:59:00.000Z',
+    attachmentCount: 1,
+    attachments: [{ id: 'at_1', name: 'a.pdf', contentType: 'application/pdf', size: 3 }],
+  };
+  const {
+    bcc,
+    replyTo,
+    sentAt,
+    messageId,
+    inReplyTo,
+    references,
+    text,
+    html,
+    preheader,
+    attachments,
+    ...summary
+  } = email;
+
+  it('lists an email as its EmailSummary: no body, headers or attachments', () => {
+    expect(emailSummary(email)).toStrictEqual(summary);
+  });
+
+  it('shows an email as its EmailDetail: every field, attachment ids included', () => {
+    const detail = {
+      ...summary,
+      bcc,
+      replyTo,
+      sentAt,
+      messageId,
+      inReplyTo,
+      references,
+      text,
+      html,
+      preheader,
+      attachments,
+    };
+    expect(emailDetail(email)).toStrictEqual(detail);
   });
 });
