@@ -126,6 +126,14 @@ describe('GET /emails query parsing', () => {
     });
   });
 
+  it('filters on read and starred, each exactly true or false (D-19)', () => {
+    expect(q({ mailbox: 'a@b.test', read: 'true', starred: 'false' }).filter).toEqual({
+      mailbox: 'a@b.test',
+      read: true,
+      starred: false,
+    });
+  });
+
   it('accepts dateTo equal to dateFrom: an empty half-open range, not dateTo before dateFrom (D-18)', () => {
     expect(q({ mailbox: 'a@b.test', dateFrom: '2026-10-01', dateTo: '2026-10-01' }).filter).toEqual(
       {

@@ -26,6 +26,9 @@ describe('addresses of received mail, in their one canonical form (D-50)', () =>
     ['user@[IPv6:2001:DB8:0:0:0:0:0:1]', 'user@[IPv6:2001:db8::1]', 'IPv6 in RFC 5952 form'],
     ['user@[ipv6:2001:db8::1]', 'user@[IPv6:2001:db8::1]', 'the IPv6 tag in its usual case'],
     ['a-b@my-host.x.test', 'a-b@my-host.x.test', 'inner hyphens kept'],
+    ['ab"@x.test', '"ab\\""@x.test', 'a stray closing quote escaped inside quotes'],
+    ['"ab@x.test', '"\\"ab"@x.test', 'a stray opening quote escaped inside quotes'],
+    ['a\u00a0b@x.test', '"a\u00a0b"@x.test', 'a no-break space, not atext, quoted'],
   ])('reads %j as %j (%s)', (raw, canonical) => {
     expect(canonicalReceivedAddress(raw)).toBe(canonical);
   });
@@ -47,6 +50,9 @@ describe('addresses of received mail, in their one canonical form (D-50)', () =>
     ['bob@[IPv6:2001:db8::1', 'a literal left open'],
     ['bob@2001:db8::1]', 'a literal never opened'],
     ['bob@[x.test]', 'a domain name in brackets'],
+    ['bob@x192.0.2.1]', 'a closing bracket without its opening one'],
+    ['bob@[xIPv6:2001:db8::1]', 'text before the IPv6 tag'],
+    ['bob@[IPv6:1:2:3]', 'an IPv6 literal of too few groups'],
   ])('drops %j (%s)', (raw) => {
     expect(canonicalReceivedAddress(raw)).toBeUndefined();
   });
