@@ -28,6 +28,8 @@ describe('dateFrom and dateTo (D-18)', () => {
     ['2026-10-01T10:00:60Z', 'second 60'],
     ['2026-10-01T10:00:00+24:00', 'an offset of 24 hours'],
     ['2026-10-01T10:00:00+05:60', 'an offset of 60 minutes'],
+    ['+002026-10-01T10:00:00Z', 'an expanded year, which JavaScript reads but RFC 3339 has not'],
+    ['+002026-10-01', 'an expanded year in a date'],
     ['2026-10-01T10:00Z', 'no seconds'],
     [' 2026-10-01', 'leading space'],
     ['2026-10-01T10:00:00Z ', 'trailing space'],
