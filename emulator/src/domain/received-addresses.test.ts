@@ -27,6 +27,7 @@ describe('addresses of received mail, in their one canonical form (D-50)', () =>
     ['user@[ipv6:2001:db8::1]', 'user@[IPv6:2001:db8::1]', 'the IPv6 tag in its usual case'],
     ['a-b@my-host.x.test', 'a-b@my-host.x.test', 'inner hyphens kept'],
     ['ab"@x.test', '"ab\\""@x.test', 'a stray closing quote escaped inside quotes'],
+    ['"@x.test', '"\\""@x.test', 'a lone quote, quoted and escaped'],
     ['"ab@x.test', '"\\"ab"@x.test', 'a stray opening quote escaped inside quotes'],
     ['a\u00a0b@x.test', '"a\u00a0b"@x.test', 'a no-break space, not atext, quoted'],
   ])('reads %j as %j (%s)', (raw, canonical) => {
