@@ -97,7 +97,7 @@ describe('the conformance suite against prism mock (no state behind the examples
     const failed = failedChecks(run.report).map(describeCheck).join('\n\n');
     expect(ruleIds(run.report, 'fail'), failed).toEqual(EXPECTED_FAILED);
     expect(ruleIds(run.report, 'warn'), failed).toEqual(EXPECTED_WARNED);
-    const stateful = run.report.checks.find((check) => check.file.endsWith('stateful.check.ts'));
+    const stateful = run.report.checks.find((check) => /stateful\.check\.[jt]s$/.test(check.file));
     expect([...(stateful?.rules ?? [])].sort(), 'the rules the stateful check names').toEqual(
       STATEFUL_RULES,
     );
@@ -105,7 +105,7 @@ describe('the conformance suite against prism mock (no state behind the examples
 
   it('shows the stateful failure as a shrunk counterexample', () => {
     const stateful = failedChecks(run.report).find((check) =>
-      check.file.endsWith('stateful.check.ts'),
+      /stateful\.check\.[jt]s$/.test(check.file),
     );
     expect(stateful, 'the stateful check failed').toBeDefined();
     const text = stateful!.errors.join('\n');
