@@ -13,22 +13,36 @@ import { benchWebhooks } from './webhooks.bench.ts';
 
 const print = (line: string) => process.stdout.write(`  ${line}\n`);
 
+/** Every section, in the order printed; `npm run bench -- read send` runs only those named. */
+const SECTIONS: [
+  name: string,
+  title: string,
+  run: (print: (line: string) => void) => Promise<void>,
+][] = [
+  ['startup', 'Start-up (issue 18 item 2)', benchStartup],
+  ['list', 'List throughput over HTTP against its ceilings (issue 18 item 1)', benchHttpList],
+  ['db', 'A --db file at scale: deep pages and memory (issue 18 items 1 and 4)', benchDbList],
+  ['contract', 'Contract and docs', benchContract],
+  ['read', 'Read side (§4.2) at 100k emails in one mailbox', benchReadSide],
+  ['send', 'Send side (§4.3) and attachments (§8)', benchSendSide],
+  ['webhooks', 'Webhooks (§6)', benchWebhooks],
+  ['conformance', 'The conformance suite (in process)', benchConformance],
+];
+const names = SECTIONS.map(([name]) => name);
+const asked = process.argv.slice(2);
+const unknown = asked.filter((name) => !names.includes(name));
+if (unknown.length > 0) {
+  process.stderr.write(
+    `npm run bench: no section ${unknown.join(', ')} (sections: ${names.join(', ')})\n`,
+  );
+  process.exit(2);
+}
+
 process.stdout.write(
   `mailtwin bench: Node ${process.version}, ${cpus().length} cores (${cpus()[0]?.model ?? 'unknown CPU'})\n\n`,
 );
-process.stdout.write('Start-up (issue 18 item 2)\n');
-await benchStartup(print);
-process.stdout.write('\nList throughput over HTTP against its ceilings (issue 18 item 1)\n');
-await benchHttpList(print);
-process.stdout.write('\nA --db file at scale: deep pages and memory (issue 18 items 1 and 4)\n');
-await benchDbList(print);
-process.stdout.write('\nContract and docs\n');
-await benchContract(print);
-process.stdout.write('\nRead side (§4.2) at 100k emails in one mailbox\n');
-await benchReadSide(print);
-process.stdout.write('\nSend side (§4.3) and attachments (§8)\n');
-await benchSendSide(print);
-process.stdout.write('\nWebhooks (§6)\n');
-await benchWebhooks(print);
-process.stdout.write('\nThe conformance suite (in process)\n');
-await benchConformance(print);
+for (const [i, [name, title, run]] of SECTIONS.entries()) {
+  if (asked.length > 0 && !asked.includes(name)) continue;
+  process.stdout.write(`${i === 0 ? '' : '\n'}${title}\n`);
+  await run(print);
+}

@@ -14,6 +14,7 @@ import {
   parseServeOptions,
   type ServeOptions,
 } from './cli-options.ts';
+import { memoForInstalledCode } from './disk-memo.ts';
 import { FixtureError, loadFixtureFile } from './fixtures/load-fixture.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { ControlError } from './commands/control-connection.ts';
@@ -180,7 +181,8 @@ async function loadInitialData(services: Services, fixtures: string | null): Pro
   if (!empty) return { kind: 'existing', ...existing };
   if (fixtures === null) return { kind: 'none' };
   const path = displayPath(fixtures);
-  return { kind: 'fixture', path, summary: await loadFixtureFile(services, path) };
+  const summary = await loadFixtureFile(services, path, memoForInstalledCode());
+  return { kind: 'fixture', path, summary };
 }
 
 /**

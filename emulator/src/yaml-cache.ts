@@ -1,35 +1,27 @@
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { parse } from 'yaml';
-import { packagePath } from './package-root.ts';
+import { createRequire } from 'node:module';
+import { DEFAULT_MEMO_DIR, DiskMemo } from './disk-memo.ts';
 
-/** Beside the dependencies, where tools keep caches (`node_modules/.cache/<tool>`). */
-const CACHE_DIR = packagePath('node_modules/.cache/mailtwin/');
+/** YAML's parse depends on the text alone (and the `yaml` package, pinned in package.json). */
+const memo = new DiskMemo(DEFAULT_MEMO_DIR, '');
 
 /**
- * Parses YAML, reusing the JSON of an earlier parse of the very same text (by SHA-256): the
- * two contracts take about a third of a second each to parse as YAML and a few ms as JSON,
- * which is most of the emulator's start-up. Kept only for documents that JSON represents
- * exactly; any failure to read or write the cache just parses.
+ * Parses YAML, reusing the JSON of an earlier parse of the very same text: the two contracts
+ * take about a third of a second each to parse as YAML and a few ms as JSON, which was most of
+ * the emulator's start-up. Kept only for documents that JSON represents exactly. The `yaml`
+ * package itself (84 modules) loads only when something is not kept yet.
  */
 export function parseYamlCached(text: string): unknown {
-  const file = `${CACHE_DIR}${createHash('sha256').update(text).digest('hex')}.json`;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as unknown;
-  } catch {
-    // Not cached yet (or unreadable): parse below.
-  }
-  const value = parse(text) as unknown;
-  if (isPlainJson(value)) {
+  const kept = memo.read('yaml', text);
+  if (kept !== undefined) {
     try {
-      mkdirSync(CACHE_DIR, { recursive: true });
-      const partial = `${file}.${process.pid}.tmp`;
-      writeFileSync(partial, JSON.stringify(value));
-      renameSync(partial, file); // whole or absent, for processes starting side by side
+      return JSON.parse(kept) as unknown;
     } catch {
-      // A read-only install: parse every time, as before.
+      // A damaged file: parse below, and keep the parse again.
     }
   }
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  const value = parse(text) as unknown;
+  if (isPlainJson(value)) memo.write('yaml', [text], JSON.stringify(value));
   return value;
 }
 
