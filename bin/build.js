@@ -17,7 +17,7 @@ import {
   STAMP,
   compiledModule,
   isInstalledPackage,
-  sourcesHash,
+  stampFor,
 } from './compiled.js';
 
 if (isInstalledPackage()) process.exit(0); // the package ships dist/ built
@@ -32,7 +32,7 @@ try {
   process.stdout.write('mailtwin build: TypeScript is not installed; mailtwin runs from source\n');
   process.exit(0);
 }
-const hash = sourcesHash(); // before compiling: an edit made meanwhile makes the build stale
+const stamp = stampFor(); // before compiling: an edit made meanwhile makes the build stale
 rmSync(DIST, { recursive: true, force: true });
 const compiled = spawnSync(process.execPath, [tsc, '-p', `${ROOT}tsconfig.build.json`], {
   stdio: 'inherit',
@@ -49,6 +49,6 @@ for (const dir of SOURCE_DIRS) {
     filter: (path) => statSync(path).isDirectory() || !path.endsWith('.ts'),
   });
 }
-writeFileSync(STAMP, `${hash}\n`);
+writeFileSync(STAMP, stamp);
 process.stdout.write(`mailtwin build: ${SOURCE_DIRS.join(', ')} compiled to dist/\n`);
 if (!existsSync(`${DIST}emulator/src/main.js`)) process.exit(1);

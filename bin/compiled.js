@@ -1,11 +1,12 @@
 // Whether dist/ (compiled by `npm run build`, which `npm ci` runs as `prepare` and `npm pack`
 // runs before packing) was built from exactly the sources in the tree now: a SHA-256 over the
 // compiled folders (tests aside) and the tsconfig files, taken before compiling and kept in
-// dist/.sources-sha256. Content, not times, so an edit, a checkout or a copy of the tree can
-// never run stale code. An installed package ships dist/ without the TypeScript sources: there
-// the compiled code is all there is, and it is used as is.
+// dist/.sources-sha256. Content decides, so an edit, a checkout or a copy of the tree can never
+// run stale code; a fingerprint of sizes and times kept beside it only saves reading every file
+// when nothing was touched since the build. An installed package ships dist/ without the
+// TypeScript sources: there the compiled code is all there is, and it is used as is.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -15,9 +16,9 @@ export const STAMP = `${DIST}.sources-sha256`;
 export const SOURCE_DIRS = ['emulator/src', 'conformance/src', 'conformance/checks'];
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
 
-/** The hash of what dist/ is made from (about 30 ms for ~250 files). */
-export function sourcesHash() {
-  const hash = createHash('sha256');
+/** The files dist/ is made from (tests aside), as paths relative to the root, in a fixed order. */
+export function sourceFiles() {
+  const files = [];
   const walk = (dir) => {
     const entries = readdirSync(`${ROOT}${dir}`, { withFileTypes: true }).sort((a, b) =>
       a.name < b.name ? -1 : 1,
@@ -25,20 +26,41 @@ export function sourcesHash() {
     for (const entry of entries) {
       const path = `${dir}/${entry.name}`;
       if (entry.isDirectory()) walk(path);
-      else if (!entry.name.endsWith('.test.ts')) {
-        hash
-          .update(`${path}\0`)
-          .update(readFileSync(`${ROOT}${path}`))
-          .update('\0');
-      }
+      else if (!entry.name.endsWith('.test.ts')) files.push(path);
     }
   };
   for (const dir of SOURCE_DIRS) walk(dir);
-  for (const config of CONFIGS) {
-    if (existsSync(`${ROOT}${config}`))
-      hash.update(`${config}\0`).update(readFileSync(`${ROOT}${config}`));
+  return [...files, ...CONFIGS.filter((config) => existsSync(`${ROOT}${config}`))];
+}
+
+/** The hash of what dist/ is made from: every file's path and content (about 30 ms). */
+export function sourcesHash(files = sourceFiles()) {
+  const hash = createHash('sha256');
+  for (const path of files)
+    hash
+      .update(`${path}\0`)
+      .update(readFileSync(`${ROOT}${path}`))
+      .update('\0');
+  return hash.digest('hex');
+}
+
+/**
+ * The hash of every file's path, size and modification time: no file is read (a few ms). Equal
+ * to what the build recorded only while no file was touched since; when it differs (an edit, a
+ * checkout, a copy) the content hash decides, so times can confirm a build but never reject it.
+ */
+export function sourcesFingerprint(files = sourceFiles()) {
+  const hash = createHash('sha256');
+  for (const path of files) {
+    const { size, mtimeMs } = statSync(`${ROOT}${path}`);
+    hash.update(`${path}\0${size}\0${mtimeMs}\0`);
   }
   return hash.digest('hex');
+}
+
+/** The build stamp: the content hash, then the fingerprint, one per line. */
+export function stampFor(files = sourceFiles()) {
+  return `${sourcesHash(files)}\n${sourcesFingerprint(files)}\n`;
 }
 
 /** Whether this is an installed package: compiled code, no TypeScript sources beside it. */
@@ -53,7 +75,10 @@ export function isInstalledPackage() {
 export function compiledModule(path) {
   if (isInstalledPackage()) return `${DIST}${path}`;
   if (process.env.MAILTWIN_FROM_SOURCE === '1' || !existsSync(STAMP)) return undefined;
-  return readFileSync(STAMP, 'utf8').trim() === sourcesHash() ? `${DIST}${path}` : undefined;
+  const [hash, fingerprint] = readFileSync(STAMP, 'utf8').split('\n');
+  const files = sourceFiles();
+  const current = fingerprint === sourcesFingerprint(files) || hash === sourcesHash(files);
+  return current ? `${DIST}${path}` : undefined;
 }
 
 /**

@@ -14,7 +14,7 @@ import { SlidingWindowLimiter, type RateLimit } from './domain/rate-limit.ts';
 import { RequestValidator } from './http/request-validator.ts';
 import { cryptoIds, type Ids } from './ids.ts';
 import { controlRoutes } from './routes/control.ts';
-import { dashboardRoutes } from './dashboard/index.ts';
+import { dashboardMount } from './dashboard/mount.ts';
 import { controlSpec } from './routes/control/body.ts';
 import { docsRoutes } from './routes/docs.ts';
 import { emailRoutes } from './routes/emails.ts';
@@ -208,7 +208,7 @@ export function createApp(
   app.route('/_mailtwin/sink', sinkRoutes(services.sink));
   app.route('/content', publicContentRoutes(services.uploads));
   app.route('/unsubscribe', unsubscribeRoutes(services.directory, services.unsubscribeKey));
-  app.route('/', dashboardRoutes(services)); // `/` and `/dashboard/*` only
+  app.route('/', dashboardMount(services)); // `/` and `/dashboard/*` only
 
   const knownPaths = [
     ...pathMethodsOf('/openapi/v1', deps.spec),

@@ -59,10 +59,11 @@ export class DiskMemo {
 export function memoForInstalledCode(dir: string = DEFAULT_MEMO_DIR): DiskMemo | null {
   if (!fileURLToPath(import.meta.url).endsWith('.js')) return null;
   try {
-    const stamp = readFileSync(packagePath('dist/.sources-sha256'), 'utf8');
+    // Its first line, the hash of the sources' content (bin/compiled.js).
+    const stamp = readFileSync(packagePath('dist/.sources-sha256'), 'utf8').split('\n')[0]!;
     const tree = installedTreeRecord();
     if (tree === undefined) return null;
-    return new DiskMemo(dir, `${stamp.trim()}\0${createHash('sha256').update(tree).digest('hex')}`);
+    return new DiskMemo(dir, `${stamp}\0${createHash('sha256').update(tree).digest('hex')}`);
   } catch {
     return null;
   }

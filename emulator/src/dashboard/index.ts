@@ -6,7 +6,7 @@ import { eventsOf } from '../events.ts';
 import { registerActions } from './actions.ts';
 import { assetRoutes } from './assets.ts';
 import { ControlClient } from './control-client.ts';
-import { ExchangeLog } from './exchange-log.ts';
+import type { ExchangeLog } from './exchange-log.ts';
 import { page } from './layout.ts';
 import { liveEvents } from './live.ts';
 import { clockPage } from './pages/clock.ts';
@@ -26,13 +26,12 @@ import { requireSession, SIGN_IN_PATH, signIn } from './session.ts';
  * API's own list parser, writes through the control plane (control-client.ts). Nothing else
  * of the origin is touched: unknown paths outside `/dashboard/` keep the API's JSON 404.
  */
-export function dashboardRoutes(services: Services): Hono {
+export function dashboardRoutes(services: Services, exchanges: ExchangeLog): Hono {
   const { controlToken, store } = services.deps;
   const app = new Hono();
   const session = requireSession(controlToken);
   const control = new ControlClient(services);
   const events = eventsOf(store);
-  const exchanges = new ExchangeLog(events);
 
   app.get(SIGN_IN_PATH, signIn(controlToken));
   app.get('/', session, ownersPage(services));

@@ -4,7 +4,6 @@ import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
 import { canonicalReceivedAddress, parseAddress } from '../domain/addresses.ts';
 import { snippetOf } from '../domain/email-view.ts';
-import { textOfHtml } from '../domain/html-text.ts';
 import { parseTimestampParam } from '../domain/query-params.ts';
 import {
   FOLDERS,
@@ -20,6 +19,9 @@ import { emailStored, eventsOf } from '../events.ts';
 /** mailparser loads with the first raw message, so start-up waits for it only if a fixture has one. */
 let mailparser: Promise<typeof import('mailparser')> | undefined;
 const loadMailparser = () => (mailparser ??= import('mailparser'));
+/** html-to-text too: only HTML-only raw messages need it. */
+let htmlText: Promise<typeof import('../domain/html-text.ts')> | undefined;
+const loadHtmlText = () => (htmlText ??= import('../domain/html-text.ts'));
 
 /** An inbound email described field by field (the control plane's JSON form). */
 export interface InboundEmail {
@@ -163,7 +165,10 @@ export class InboundService {
    */
   async parseRaw(raw: Uint8Array): Promise<ParsedMessage> {
     if (raw.length === 0) throw new ApiError('invalid_field', 'The message is empty.', 'body');
-    const { simpleParser } = await loadMailparser();
+    const [{ simpleParser }, { textOfHtml }] = await Promise.all([
+      loadMailparser(),
+      loadHtmlText(),
+    ]);
     let parsed: ParsedMail;
     try {
       // mailparser's own HTML-to-text step has no depth bound (45 s for 200,000 nested
@@ -188,7 +193,7 @@ export class InboundService {
         cc: receivedAddresses(parsed.cc),
         replyTo: receivedAddresses(parsed.replyTo),
         subject: parsed.subject ?? '',
-        text: textOf(parsed),
+        text: textOf(parsed, textOfHtml),
         html: typeof parsed.html === 'string' ? parsed.html : null,
         sentAt: sentAtOf(parsed.headerLines),
         messageId: parsed.messageId,
@@ -284,17 +289,18 @@ export class InboundService {
   }
 }
 
+/** The text part, or for HTML-only mail the text of its HTML; null when it has neither. */
+function textOf(parsed: ParsedMail, textOfHtml: (html: string) => string): string | null {
+  if (parsed.text !== undefined && parsed.text !== '') return parsed.text;
+  if (typeof parsed.html === 'string') return textOfHtml(parsed.html);
+  return parsed.text ?? null;
+}
+
 /**
  * A raw message mailparser refuses is the client's fault (400 `invalid_message`, nothing
  * stored), never a 500: a header block over 1 MiB, more than 1,000 MIME parts, an HTML body it
  * cannot turn into text. The parser's own words are not echoed.
  */
-/** The text part, or for HTML-only mail the text of its HTML; null when it has neither. */
-function textOf(parsed: ParsedMail): string | null {
-  if (parsed.text !== undefined && parsed.text !== '') return parsed.text;
-  if (typeof parsed.html === 'string') return textOfHtml(parsed.html);
-  return parsed.text ?? null;
-}
 
 function unparseable(error: unknown): ApiError {
   const reason = error instanceof Error ? error.message : '';
