@@ -22,7 +22,7 @@ import { RuleCollector } from '../report/reporter.ts';
 import { renderReport, secretsOf, type RenderedReport } from '../report/reports.ts';
 import { loadRules } from '../contract/rules.ts';
 import { NOT_SELECTED_BY_FILTER, summarize, type Summary } from '../report/summary.ts';
-import { CHECKS_DIR, CHECK_FILE_SUFFIX, suiteFiles } from './suite-files.ts';
+import { CHECKS_DIR, CHECK_FILE_SUFFIX, sourceNameOf, suiteFiles } from './suite-files.ts';
 
 /** What vitest runs: the check files and the workers' setup, as this module runs (.ts or .js). */
 const SUITE = suiteFiles(PACKAGE_ROOT);
@@ -207,7 +207,7 @@ async function dryRun(
   const checks: CollectedCheck[] = [];
   const problems: string[] = [];
   for (const path of await checkFilesOf(run, workers)) {
-    const file = path.slice(PACKAGE_ROOT.length + 1);
+    const file = sourceNameOf(path.slice(PACKAGE_ROOT.length + 1));
     try {
       for (const declared of await declaredChecks(pathToFileURL(path).href))
         checks.push({ file, ...declared });

@@ -30,6 +30,18 @@ export function suiteFiles(root: string): { include: string[]; setupFiles: strin
   };
 }
 
+/**
+ * A file of the suite as the sources name it, however it ran: `dist/conformance/checks/x.check.js`
+ * (a build or an installed package) is reported as `conformance/checks/x.check.ts`, so reports,
+ * plans and JUnit files read the same from a checkout, a build or a package, and name the file a
+ * vendor finds in the repository. `relativePath` is relative to the package root.
+ */
+export function sourceNameOf(relativePath: string): string {
+  const path = posix(relativePath);
+  const compiled = /^dist\/(conformance\/(?:checks|src)\/.+)\.js$/.exec(path);
+  return compiled === null ? path : `${compiled[1]}.ts`;
+}
+
 /** Globs take `/` on every system. */
 function posix(path: string): string {
   return path.split('\\').join('/');

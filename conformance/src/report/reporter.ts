@@ -1,4 +1,5 @@
 import type { Reporter, TestModule } from 'vitest/node';
+import { sourceNameOf } from '../cli/suite-files.ts';
 import type { TestOutcome } from './summary.ts';
 
 /**
@@ -21,7 +22,7 @@ export class RuleCollector implements Reporter {
   ): void {
     for (const module of testModules) {
       const file = module.moduleId.startsWith(this.root)
-        ? module.moduleId.slice(this.root.length + 1)
+        ? sourceNameOf(module.moduleId.slice(this.root.length + 1))
         : module.moduleId;
       for (const error of module.errors())
         this.problems.push(`${file} did not load: ${error.message}`);
