@@ -42,11 +42,13 @@ if (compiled.status !== 0) {
   process.stderr.write('mailtwin build: tsc failed; mailtwin will run from source\n');
   process.exit(1);
 }
-// Every file that is not TypeScript (the SQL migrations, any asset read beside its module).
+// Every file that is not TypeScript (the SQL migrations, any asset read beside its module),
+// except what only tests read (`*.test.*`, e.g. the same-seed snapshot of the generators).
 for (const dir of SOURCE_DIRS) {
   cpSync(`${ROOT}${dir}`, `${DIST}${dir}`, {
     recursive: true,
-    filter: (path) => statSync(path).isDirectory() || !path.endsWith('.ts'),
+    filter: (path) =>
+      statSync(path).isDirectory() || !(path.endsWith('.ts') || /\.test\.[^/\\]*$/.test(path)),
   });
 }
 writeFileSync(STAMP, stamp);

@@ -26,7 +26,7 @@ export function sourceFiles() {
     for (const entry of entries) {
       const path = `${dir}/${entry.name}`;
       if (entry.isDirectory()) walk(path);
-      else if (!entry.name.endsWith('.test.ts')) files.push(path);
+      else if (!entry.name.includes('.test.')) files.push(path); // tests are not built
     }
   };
   for (const dir of SOURCE_DIRS) walk(dir);

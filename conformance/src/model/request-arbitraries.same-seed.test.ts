@@ -21,7 +21,7 @@ import {
   type RequestContext,
 } from './request-arbitraries.ts';
 
-const SNAPSHOT = fileURLToPath(new URL('./request-arbitraries.same-seed.json', import.meta.url));
+const SNAPSHOT = fileURLToPath(new URL('./request-arbitraries.same-seed.test.json', import.meta.url));
 const SEED = 20261124;
 const CASES = 60;
 const OPERATIONS = [
