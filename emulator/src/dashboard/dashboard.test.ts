@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createApp, createServices, defaultDeps } from '../app.ts';
+import { createApp, createServices, defaultDeps, type Services } from '../app.ts';
 import { DEFAULT_FIXTURES } from '../cli-options.ts';
 import { loadFixtureFile } from '../fixtures/load-fixture.ts';
 import { eventsOf } from '../events.ts';
@@ -7,12 +7,16 @@ import { SESSION_COOKIE } from './session.ts';
 
 const TOKEN = 'mt_dashboard-test+token/=';
 
-/** An emulator with the demo data, its app, and a signed-in cookie header. */
-async function signedIn() {
+/**
+ * An emulator with the demo data, its app, and a signed-in cookie header; `beforeFirstVisit`
+ * runs once the app exists, before any request to it.
+ */
+async function signedIn(beforeFirstVisit: (services: Services) => Promise<void> = async () => {}) {
   const deps = defaultDeps({ controlToken: TOKEN });
   const services = createServices(deps);
   await loadFixtureFile(services, DEFAULT_FIXTURES);
   const app = createApp(deps, services);
+  await beforeFirstVisit(services);
   const answer = await app.request(`/dashboard/sign-in?token=${encodeURIComponent(TOKEN)}`);
   const cookie = (answer.headers.get('set-cookie') ?? '').split(';')[0] as string;
   const get = (path: string) => app.request(path, { headers: { cookie } });
@@ -318,6 +322,21 @@ describe('the dashboard', () => {
     expect(page).toMatch(/· next retry <time datetime="[^"]+"/);
     expect(page).toContain('<span class="badge bad">no answer</span>');
     expect(page).toContain('<h4>Signed request</h4>');
+  });
+
+  it('shows the signed request of a delivery made before the dashboard was first opened', async () => {
+    // The dashboard's code loads on the first visit; what it shows of deliveries must not.
+    const { get } = await signedIn(async (services) => {
+      services.inbound.injectJson({
+        mailbox: 'hello@acme.test',
+        from: 'a@b.example',
+        subject: 'x',
+      });
+      await services.dispatcher.runDue();
+    });
+    const page = await (await get('/dashboard/webhooks/wh_demo_sink')).text();
+    expect(page).toContain('<h4>Signed request</h4>');
+    expect(page).toContain('<span class="badge bad">no answer</span>');
   });
 
   it('ends its event streams when the emulator stops, so an open tab does not hold the stop', async () => {
