@@ -1,9 +1,8 @@
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
-import addFormatsModule from 'ajv-formats';
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { ApiError, quoteForMessage, type ErrorCode } from '../errors.ts';
+import { newAjv2020 } from '../json-schema.ts';
 import type { OpenApiDocument } from '../spec.ts';
 
-const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const SPEC_ID = 'mailtwin:contract';
 
 /**
@@ -12,7 +11,8 @@ const SPEC_ID = 'mailtwin:contract';
  * (D-12, D-31); limits of §8 keep their own codes.
  */
 export class RequestValidator {
-  private readonly ajv: Ajv2020;
+  /** Made with the first body checked (json-schema.ts): start-up does not wait for ajv. */
+  private ajv: Ajv2020 | undefined;
   private readonly compiled = new Map<string, ValidateFunction>();
 
   /**
@@ -20,19 +20,17 @@ export class RequestValidator {
    * `too_many_recipients`); every other broken bound is `invalid_field` (D-51).
    */
   constructor(
-    spec: OpenApiDocument,
+    private readonly spec: OpenApiDocument,
     private readonly limitCodes: Record<string, ErrorCode> = LIMIT_CODES,
-  ) {
-    this.ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
-    addFormats(this.ajv);
-    this.ajv.addFormat('binary', true);
-    this.ajv.addSchema(spec, SPEC_ID);
-  }
+  ) {}
 
   /** Throws the most useful ApiError when `body` breaks the named component schema. */
   check(schemaName: string, body: unknown): void {
     let validate = this.compiled.get(schemaName);
     if (validate === undefined) {
+      this.ajv ??= newAjv2020({ strict: false, allErrors: true, validateSchema: false })
+        .addFormat('binary', true)
+        .addSchema(this.spec, SPEC_ID);
       validate = this.ajv.compile({ $ref: `${SPEC_ID}#/components/schemas/${schemaName}` });
       this.compiled.set(schemaName, validate);
     }
