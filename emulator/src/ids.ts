@@ -25,12 +25,30 @@ function encodeTime(ms: number): string {
   return out;
 }
 
+/**
+ * Cryptographic random bytes drawn from a pool refilled 4 KiB at a time: a send makes several
+ * ids, and one `randomBytes` call (a system call and a buffer) per id was a visible part of it.
+ * Each byte is handed out once.
+ */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let taken = 0;
+
+function poolBytes(count: number): Uint8Array {
+  if (taken + count > pool.length) {
+    pool = randomBytes(Math.max(POOL_BYTES, count));
+    taken = 0;
+  }
+  taken += count;
+  return pool.subarray(taken - count, taken);
+}
+
 function randomString(alphabet: string, length: number): string {
   // Rejection sampling keeps every character equally likely.
   const limit = 256 - (256 % alphabet.length);
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
+    for (const byte of poolBytes(length * 2)) {
       if (byte < limit && out.length < length) out += alphabet[byte % alphabet.length];
     }
   }
