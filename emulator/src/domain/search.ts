@@ -21,3 +21,42 @@ export function ftsMatchExpression(q: string): string | undefined {
   if (words.length === 0) return undefined;
   return words.map(({ word, prefix }) => `"${word}"${prefix ? '*' : ''}`).join(' ');
 }
+
+/**
+ * How the store finds a page of search results, newest first (email-store.ts):
+ * - `sort`: few emails match at all, so all of them are read and sorted;
+ * - `walk`: most emails match, so the mailbox is read newest first and each email is looked up
+ *   in the index until the page is full (the walk reads at most WALK_ROWS emails, then gives
+ *   way to `filter`);
+ * - `filter`: in between, the matches are gathered into a set and the mailbox read newest
+ *   first through it.
+ * All three give the same rows; only their cost differs, so the choice may rest on estimates.
+ */
+export type SearchPlan = 'sort' | 'walk' | 'filter';
+
+/**
+ * Fewer matches than this are sorted: reading and sorting them costs about 1 µs each, while
+ * the filter plan, for matches this few, may read the whole mailbox (about 0.1 µs an email).
+ */
+export const SORT_BELOW = 500;
+
+/** A walk looks up at most this many emails (a lookup costs tens of µs: one seek per segment). */
+export const WALK_ROWS = 120;
+
+/**
+ * The first matches in rowid order, at most SORT_BELOW of them: how many, the rowid of the
+ * last, and the lowest rowid of any email, to tell how densely the matches fall.
+ */
+export interface MatchSample {
+  found: number;
+  lastRowid: number;
+  firstRowid: number;
+}
+
+/** The plan for a page of `rows` rows (the page and the one after, which says whether more follow). */
+export function searchPlan(sample: MatchSample, rows: number): SearchPlan {
+  if (sample.found < SORT_BELOW) return 'sort';
+  const density = sample.found / Math.max(1, sample.lastRowid - sample.firstRowid + 1);
+  // Expected lookups rows / density, at most half the walk's rows: a wrong guess stays cheap.
+  return rows / density <= WALK_ROWS / 2 ? 'walk' : 'filter';
+}

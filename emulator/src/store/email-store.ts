@@ -5,6 +5,13 @@ import { fillSummary, summaryShape, summaryTemplate } from './summary-json.ts';
 import type { SettingsStore } from './settings-store.ts';
 import type { DataVersion } from './data-version.ts';
 import { QueryCache } from './query-cache.ts';
+import {
+  searchPlan,
+  SORT_BELOW,
+  WALK_ROWS,
+  type MatchSample,
+  type SearchPlan,
+} from '../domain/search.ts';
 import type {
   Address,
   Email,
@@ -64,6 +71,17 @@ export interface JsonPage {
 
 const COMMA = Buffer.from(',');
 
+/** Newest first, ties by id (D-17), a page's rows: every plan of a page ends so. */
+const NEWEST_FIRST = 'ORDER BY e.received_at DESC, e.id DESC LIMIT @limit';
+
+/** The email is one of the search's matches (D-13). */
+const IS_MATCH = 'e.seq IN (SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match)';
+
+/** The first matches in rowid order, to choose a search plan by (MatchSample). */
+const SAMPLE_MATCHES = `SELECT count(*) AS found, coalesce(max(rowid), 0) AS lastRowid,
+    (SELECT coalesce(min(seq), 0) FROM emails) AS firstRowid
+  FROM (SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match LIMIT @cap)`;
+
 function addressesText(addresses: Address[]): string {
   return addresses.map((a) => `${a.name ?? ''} ${a.address}`).join(' ');
 }
@@ -73,6 +91,15 @@ export class EmailStore {
   private readonly sql: Statements;
 
   private readonly pages: QueryCache<JsonPage>;
+
+  /**
+   * For tests: a search plan to use whatever the sample says, how many emails a walk reads at
+   * most, and whether a walk that ends short gives way to the filter plan.
+   */
+  searchTuning: { plan?: SearchPlan; walkRows: number; fallBack: boolean } = {
+    walkRows: WALK_ROWS,
+    fallBack: true,
+  };
 
   constructor(
     private readonly db: Database.Database,
@@ -210,8 +237,7 @@ export class EmailStore {
     limit: number,
     after?: ListPosition,
   ): { emails: EmailSummary[]; more: boolean } {
-    const { statement, params } = this.page(LIST_COLUMNS, filter, limit, after);
-    const rows = statement.all(params) as SummaryRow[];
+    const rows = this.page(LIST_COLUMNS, filter, limit, after).run(false) as SummaryRow[];
     const more = rows.length > limit;
     return { emails: rows.slice(0, limit).map(toSummary), more };
   }
@@ -221,9 +247,9 @@ export class EmailStore {
    * a request neither parses stored JSON nor builds an object per row.
    */
   listJson(filter: EmailFilter, limit: number, after?: ListPosition): JsonPage {
-    const { statement, params } = this.page(JSON_COLUMNS, filter, limit, after);
-    return this.pages.get(`${statement.source}\n${JSON.stringify(params)}`, () => {
-      const rows = statement.raw(true).all(params) as JsonRow[];
+    const { key, run } = this.page(JSON_COLUMNS, filter, limit, after);
+    return this.pages.get(key, () => {
+      const rows = run(true) as JsonRow[];
       const more = rows.length > limit;
       if (more) rows.length = limit;
       const pieces: Uint8Array[] = [];
@@ -240,13 +266,17 @@ export class EmailStore {
     });
   }
 
-  /** The page query with `columns` and its parameters; one place for every filter. */
+  /**
+   * The page query with `columns`: `run` reads its rows (up to limit + 1), `key` names its
+   * result. One place for every filter; with `q`, one of three plans that give the same rows
+   * (domain/search.ts, searchPlan).
+   */
   private page(
     columns: string,
     filter: EmailFilter,
     limit: number,
     after?: ListPosition,
-  ): { statement: Database.Statement; params: Record<string, string | number> } {
+  ): { key: string; run: (raw: boolean) => unknown[] } {
     const where = ['e.mailbox = @mailbox'];
     const params: Record<string, string | number> = { mailbox: filter.mailbox, limit: limit + 1 };
     if (filter.folder !== undefined) {
@@ -277,20 +307,72 @@ export class EmailStore {
       where.push('e.received_at < @receivedBefore');
       params.receivedBefore = filter.receivedBefore;
     }
-    if (filter.match !== undefined) {
-      where.push('e.seq IN (SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match)');
-      params.match = filter.match;
-    }
     if (after !== undefined) {
       where.push('(e.received_at < @afterAt OR (e.received_at = @afterAt AND e.id < @afterId))');
       params.afterAt = after.receivedAt;
       params.afterId = after.id;
     }
-    const statement = this.sql.get(
-      `SELECT ${columns} FROM emails e WHERE ${where.join(' AND ')}
-         ORDER BY e.received_at DESC, e.id DESC LIMIT @limit`,
+    const filters = where.join(' AND ');
+    const key = `${columns}\n${filters}\n${JSON.stringify([filter.match, params])}`;
+    const rows = (sql: string, raw: boolean, extra: Record<string, string | number> = {}) =>
+      this.sql
+        .get(sql)
+        .raw(raw)
+        .all({ ...params, ...extra });
+    const { match } = filter;
+    if (match === undefined)
+      return {
+        key,
+        run: (raw) => rows(`SELECT ${columns} FROM emails e WHERE ${filters} ${NEWEST_FIRST}`, raw),
+      };
+    return { key, run: (raw) => this.searchPage(columns, filters, match, limit + 1, raw, rows) };
+  }
+
+  /** The rows of a page with `q`, by the plan searchPlan picks (or the tests force). */
+  private searchPage(
+    columns: string,
+    filters: string,
+    match: string,
+    pageRows: number,
+    raw: boolean,
+    rows: (sql: string, raw: boolean, extra?: Record<string, string | number>) => unknown[],
+  ): unknown[] {
+    const plan =
+      this.searchTuning.plan ??
+      searchPlan(
+        this.sql.get(SAMPLE_MATCHES).get({ match, cap: SORT_BELOW }) as MatchSample,
+        pageRows,
+      );
+    if (plan === 'sort')
+      // Sorts the matches' keys only, then reads the page's rows: a sort of whole rows copies
+      // every match's summary.
+      return rows(
+        `SELECT ${columns} FROM emails e WHERE e.seq IN (
+           SELECT e.seq FROM emails e NOT INDEXED WHERE ${filters} AND ${IS_MATCH}
+           ${NEWEST_FIRST})
+         ${NEWEST_FIRST}`,
+        raw,
+        { match },
+      );
+    if (plan === 'walk') {
+      // The inner query yields the mailbox newest first, one row at a time, and stops the walk
+      // after walkRows rows: a term common overall may still be rare in this mailbox.
+      const walk = NEWEST_FIRST.replace('@limit', '@walkRows');
+      const walked = rows(
+        `SELECT ${columns} FROM (SELECT * FROM emails e WHERE ${filters} ${walk}) e
+         WHERE EXISTS (SELECT 1 FROM emails_fts WHERE emails_fts MATCH @match AND rowid = e.seq)
+         ${NEWEST_FIRST}`,
+        raw,
+        { match, walkRows: this.searchTuning.walkRows },
+      );
+      // A full page is the answer; a short one may only mean the walk stopped early.
+      if (walked.length === pageRows || !this.searchTuning.fallBack) return walked;
+    }
+    return rows(
+      `SELECT ${columns} FROM emails e WHERE ${filters} AND ${IS_MATCH} ${NEWEST_FIRST}`,
+      raw,
+      { match },
     );
-    return { statement, params };
   }
 
   /** Sets folder, read and starred as given; returns whether the email exists. */

@@ -1,0 +1,135 @@
+/**
+ * The three search plans (domain/search.ts, searchPlan) answer every page alike: same emails,
+ * same order, same end of page, over mail whose receivedAt has nothing to do with the order
+ * it was stored in, with filters, cursors, deletions and moves between folders.
+ */
+import { describe, expect, it } from 'vitest';
+import { ftsMatchExpression, type SearchPlan } from '../domain/search.ts';
+import type { Email, EmailFilter, Folder, ListPosition } from '../domain/types.ts';
+import { openStore, type Store } from './store.ts';
+
+const MAILBOX = 'box@acme.test';
+const OTHER = 'other@acme.test';
+const FOLDERS: Folder[] = ['inbox', 'archive', 'sent', 'spam', 'trash'];
+const WORDS = 'kalo kalimera lopa lopez mira miro nube sol sola tierra'.split(' ');
+
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state * 1664525 + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+}
+
+/** 400 emails in two mailboxes, stored in an order unrelated to receivedAt (ties included). */
+function corpus(): Store {
+  const random = seeded(7);
+  const store = openStore();
+  for (const address of [MAILBOX, OTHER])
+    store.directory.createMailbox({ address, domain: 'acme.test', displayName: null });
+  // Skewed: `kalo` is in most emails, `tierra` in few.
+  const word = () => WORDS[Math.floor(WORDS.length * random() ** 2)] as string;
+  const ids: string[] = [];
+  for (let n = 0; n < 400; n += 1) {
+    const receivedAt = new Date(
+      Date.UTC(2026, 0, 1) + Math.floor(random() * 120) * 60_000,
+    ).toISOString();
+    const id = `em_${Math.floor(random() * 1e9)
+      .toString(36)
+      .padStart(6, '0')}${n}`;
+    ids.push(id);
+    const email: Email = {
+      id,
+      mailbox: n % 5 === 0 ? OTHER : MAILBOX,
+      folder: FOLDERS[Math.floor(random() * FOLDERS.length)] as Folder,
+      read: random() < 0.5,
+      starred: random() < 0.3,
+      from: { address: `${word()}@partner.test`, name: null },
+      to: [{ address: MAILBOX, name: null }],
+      cc: [],
+      bcc: [],
+      replyTo: [],
+      subject: `${word()} ${word()}`,
+      snippet: '',
+      text: Array.from({ length: 6 }, word).join(' '),
+      html: null,
+      preheader: null,
+      messageId: `<m${n}@acme.test>`,
+      inReplyTo: null,
+      references: [],
+      receivedAt,
+      sentAt: receivedAt,
+      attachmentCount: 0,
+      attachments: [],
+    };
+    store.emails.insert(email);
+  }
+  // Some deleted, some moved and flagged after they were stored.
+  ids.forEach((id, n) => {
+    if (n % 13 === 0) store.emails.delete(id);
+    else if (n % 7 === 0)
+      store.emails.update(id, { folder: FOLDERS[n % FOLDERS.length], read: n % 2 === 0 });
+  });
+  return store;
+}
+
+const TUNINGS: Record<string, { plan?: SearchPlan; walkRows: number; fallBack: boolean }> = {
+  filter: { plan: 'filter', walkRows: 0, fallBack: true },
+  sort: { plan: 'sort', walkRows: 0, fallBack: true },
+  'walk, whole mailbox': { plan: 'walk', walkRows: 1e9, fallBack: false },
+  'walk, cut short then filter': { plan: 'walk', walkRows: 5, fallBack: true },
+  chosen: { walkRows: 120, fallBack: true },
+};
+
+/** Every page of a walk with the cursor, as list and as JSON, under one tuning. */
+function walk(store: Store, filter: EmailFilter, limit: number): unknown[] {
+  const pages: unknown[] = [];
+  let after: ListPosition | undefined;
+  for (let n = 0; n <= 400; n += 1) {
+    const page = store.emails.list(filter, limit, after);
+    const json = store.emails.listJson(filter, limit, after);
+    pages.push(page, Buffer.concat(json.json).toString(), json.more, json.last);
+    const last = page.emails.at(-1);
+    if (!page.more || last === undefined) return pages;
+    after = { receivedAt: last.receivedAt, id: last.id };
+  }
+  throw new Error('the cursor walk does not end');
+}
+
+const QUERIES = ['kalo', 'tierra', 'kalo lopa', 'sol tierra', 'kal*', 'lop*', 'mir* nube', 'zzz'];
+const FILTERS: Omit<EmailFilter, 'mailbox' | 'match'>[] = [
+  {},
+  { folder: 'inbox' },
+  { read: false },
+  { starred: true, folder: 'archive' },
+  { subjectContains: 'o', receivedFrom: '2026-01-01T00:30:00.000Z' },
+];
+
+describe('search plans', () => {
+  const store = corpus();
+  for (const q of QUERIES) {
+    it(`give the same pages for "${q}" with every filter and page size`, () => {
+      const match = ftsMatchExpression(q);
+      for (const extra of FILTERS)
+        for (const limit of [2, 7, 100]) {
+          const filter: EmailFilter = { mailbox: MAILBOX, match, ...extra };
+          const answers = Object.entries(TUNINGS).map(([name, tuning]) => {
+            store.emails.searchTuning = tuning;
+            // A write empties the page cache, so each tuning runs its own queries.
+            store.settings.set('search-plans-test', name);
+            return walk(store, filter, limit);
+          });
+          store.emails.searchTuning = { walkRows: 120, fallBack: true };
+          for (const answer of answers.slice(1)) expect(answer).toEqual(answers[0]);
+        }
+    });
+  }
+
+  it('finds emails: the comparison is not between empty pages', () => {
+    const found = (q: string) =>
+      store.emails.list({ mailbox: MAILBOX, match: ftsMatchExpression(q) }, 1000).emails.length;
+    expect(found('kalo')).toBeGreaterThan(150);
+    expect(found('sol tierra')).toBeGreaterThan(0);
+    expect(found('sol tierra')).toBeLessThan(found('kalo') / 4);
+  });
+});
