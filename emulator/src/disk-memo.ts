@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +28,8 @@ export class DiskMemo {
   constructor(
     private readonly dir: string,
     private readonly codeIdentity: string,
+    /** Every build is a new code identity: beyond this many files the oldest are removed. */
+    private readonly maxFiles = 256,
   ) {}
 
   /** The stored text for this work on these inputs, if an earlier run kept it. */
@@ -37,9 +48,24 @@ export class DiskMemo {
       const partial = `${file}.${process.pid}.tmp`;
       writeFileSync(partial, text);
       renameSync(partial, file);
+      this.prune();
     } catch {
       // A read-only install: compute every time.
     }
+  }
+
+  /** Keeps the newest `maxFiles` files (a write is a miss, so this runs rarely). */
+  private prune(): void {
+    const files = readdirSync(this.dir).filter((name) => name.endsWith('.json'));
+    if (files.length <= this.maxFiles) return;
+    const byAge = files
+      .map((name) => ({
+        path: join(this.dir, name),
+        mtimeMs: statSync(join(this.dir, name)).mtimeMs,
+      }))
+      .sort((a, b) => a.mtimeMs - b.mtimeMs);
+    for (const { path } of byAge.slice(0, files.length - this.maxFiles))
+      rmSync(path, { force: true });
   }
 
   private fileFor(kind: string, inputs: (string | Uint8Array)[]): string {
