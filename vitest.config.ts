@@ -1,10 +1,12 @@
+import { availableParallelism } from 'node:os';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 
 /**
  * Unit test files that spend minutes waiting rather than computing: the API-world run waits
- * for mail that takes 1.5 s to arrive, again and again (about 270 s). Started first, beside a
- * second worker that takes every other file, it no longer adds its whole length to the run.
+ * for mail that takes 1.5 s to arrive, again and again (about 250 s). Started first, beside at
+ * least one more worker that takes every other file, it no longer adds its whole length to the
+ * run. (Vitest takes the sequencer from the root config only; it reorders nothing else.)
  */
 const WAITING_FILES = ['tests/unit/api-world.test.ts'];
 
@@ -23,6 +25,7 @@ class WaitingFirst extends BaseSequencer {
 // which adds its own reporter and target settings.
 export default defineConfig({
   test: {
+    sequence: { sequencer: WaitingFirst },
     projects: [
       {
         test: {
@@ -37,10 +40,11 @@ export default defineConfig({
           // an idle machine took over 5 s (vitest's default) on a loaded one.
           testTimeout: 120_000,
           hookTimeout: 120_000,
-          // Two files at a time even on two cores (vitest's default is cores - 1), the waiting
-          // ones first: see WAITING_FILES.
-          maxWorkers: 2,
-          sequence: { sequencer: WaitingFirst },
+          // At least two files at a time, even on two cores where vitest's default (cores - 1)
+          // is one: see WAITING_FILES. A worker count of its own needs a group of its own, which
+          // a plain `vitest run` of every project runs after the others.
+          maxWorkers: Math.max(2, availableParallelism() - 1),
+          sequence: { groupOrder: 1 },
         },
       },
       {
