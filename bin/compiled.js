@@ -58,9 +58,18 @@ export function sourcesFingerprint(files = sourceFiles()) {
   return hash.digest('hex');
 }
 
-/** The build stamp: the content hash, then the fingerprint, one per line. */
+/**
+ * A file touched this close to the stamp may be rewritten within the same modification-time
+ * tick at the same size, which a fingerprint cannot see (git calls such files racy): then no
+ * fingerprint is kept, and the content hash decides every time.
+ */
+const RACY_MS = 2_000;
+
+/** The build stamp: the content hash, then the fingerprint (or an empty line), one per line. */
 export function stampFor(files = sourceFiles()) {
-  return `${sourcesHash(files)}\n${sourcesFingerprint(files)}\n`;
+  const now = Date.now();
+  const racy = files.some((path) => now - statSync(`${ROOT}${path}`).mtimeMs < RACY_MS);
+  return `${sourcesHash(files)}\n${racy ? '' : sourcesFingerprint(files)}\n`;
 }
 
 /** Whether this is an installed package: compiled code, no TypeScript sources beside it. */
@@ -77,7 +86,9 @@ export function compiledModule(path) {
   if (process.env.MAILTWIN_FROM_SOURCE === '1' || !existsSync(STAMP)) return undefined;
   const [hash, fingerprint] = readFileSync(STAMP, 'utf8').split('\n');
   const files = sourceFiles();
-  const current = fingerprint === sourcesFingerprint(files) || hash === sourcesHash(files);
+  const confirmed =
+    fingerprint !== undefined && fingerprint !== '' && fingerprint === sourcesFingerprint(files);
+  const current = confirmed || hash === sourcesHash(files);
   return current ? `${DIST}${path}` : undefined;
 }
 
