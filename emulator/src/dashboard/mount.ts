@@ -13,7 +13,13 @@ export function dashboardMount(services: Services): Hono {
   const exchanges = new ExchangeLog(eventsOf(services.deps.store));
   let dashboard: Promise<Hono> | undefined;
   const forward = async (c: Context) => {
-    dashboard ??= import('./index.ts').then((m) => m.dashboardRoutes(services, exchanges));
+    dashboard ??= import('./index.ts').then(
+      (m) => m.dashboardRoutes(services, exchanges),
+      (error: unknown) => {
+        dashboard = undefined; // a failed load is tried again on the next visit
+        throw error;
+      },
+    );
     return (await dashboard).fetch(c.req.raw, c.env);
   };
   // Exactly what the dashboard answers: GET / (other methods on / keep the API's JSON 404), and
