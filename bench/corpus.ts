@@ -2,6 +2,7 @@ import { snippetOf } from '../emulator/src/domain/email-view.ts';
 import type { Email } from '../emulator/src/domain/types.ts';
 import type { Ids } from '../emulator/src/ids.ts';
 import type { Store } from '../emulator/src/store/store.ts';
+import { storedEmail } from '../emulator/src/testing/stored-email.ts';
 
 const FOLDERS = ['inbox', 'inbox', 'inbox', 'archive', 'sent', 'spam', 'trash'] as const;
 const SYLLABLES = 'ka lo mi ne ru sa to vi ze pa qu ri do fe gu ha'.split(' ');
@@ -48,7 +49,7 @@ export function fillMailbox(
       const text = Array.from({ length: 120 }, pick).join(' ');
       if (i % 100 === 0) texts.push(`${subject} ${text}`);
       const receivedAt = new Date(base + i * 30_000).toISOString();
-      const email: Email = {
+      const email = storedEmail({
         id: ids.emailId(new Date(base + i * 30_000)),
         mailbox,
         folder: FOLDERS[i % FOLDERS.length] as Email['folder'],
@@ -56,22 +57,12 @@ export function fillMailbox(
         starred: i % 11 === 0,
         from: { address: `${pick()}@partner.test`, name: `${pick()} ${pick()}` },
         to: [{ address: mailbox, name: null }],
-        cc: [],
-        bcc: [],
-        replyTo: [],
         subject,
         snippet: snippetOf(text),
         text,
-        html: null,
-        preheader: null,
         messageId: `<bench-${mailbox}-${i}@partner.test>`,
-        inReplyTo: null,
-        references: [],
         receivedAt,
-        sentAt: receivedAt,
-        attachmentCount: 0,
-        attachments: [],
-      };
+      });
       store.emails.insert(email);
     }
   });

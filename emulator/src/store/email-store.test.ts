@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emailSummary } from '../domain/email-view.ts';
 import type { Address, Email } from '../domain/types.ts';
+import { storedEmail } from '../testing/stored-email.ts';
 import { openStore, type Store } from './store.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mailtwin-email-store-'));
@@ -27,8 +28,7 @@ function email(
   n: number,
   parts: { subject: string; snippet: string; from: Address; to: Address[] },
 ): Email {
-  const receivedAt = new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
-  return {
+  return storedEmail({
     id: `em_${String(n).padStart(6, '0')}`,
     mailbox: MAILBOX,
     folder: (['inbox', 'archive', 'spam'] as const)[n % 3] as Email['folder'],
@@ -37,21 +37,11 @@ function email(
     from: parts.from,
     to: parts.to,
     cc: parts.to.slice(1),
-    bcc: [],
-    replyTo: [],
     subject: parts.subject,
     snippet: parts.snippet,
-    text: null,
-    html: null,
-    preheader: null,
     messageId: `<m${n}@acme.test>`,
-    inReplyTo: null,
-    references: [],
-    receivedAt,
-    sentAt: receivedAt,
-    attachmentCount: 0,
-    attachments: [],
-  };
+    receivedAt: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+  });
 }
 
 /** What the list answer was before summaries were kept as JSON: each summary serialised. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openStore } from './store.ts';
 import type { Email } from '../domain/types.ts';
+import { storedEmail } from '../testing/stored-email.ts';
 
 const MIGRATION_007 = readFileSync(
   new URL('./migrations/007_fts_prefix.sql', import.meta.url),
@@ -9,31 +10,18 @@ const MIGRATION_007 = readFileSync(
 );
 
 function email(n: number, subject: string, text: string): Email {
-  const receivedAt = new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString();
-  return {
+  return storedEmail({
     id: `em_${n}`,
     mailbox: 'box@acme.test',
-    folder: 'inbox',
-    read: false,
-    starred: false,
     from: { address: `sender${n % 3}@partner.test`, name: n % 2 === 0 ? `Ana Núñez ${n}` : null },
     to: [{ address: 'box@acme.test', name: 'Box' }],
     cc: n % 4 === 0 ? [{ address: 'carol@acme.test', name: null }] : [],
-    bcc: [],
-    replyTo: [],
     subject,
     snippet: text.slice(0, 200),
     text,
-    html: null,
-    preheader: null,
     messageId: `<m${n}@partner.test>`,
-    inReplyTo: null,
-    references: [],
-    receivedAt,
-    sentAt: receivedAt,
-    attachmentCount: 0,
-    attachments: [],
-  };
+    receivedAt: new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+  });
 }
 
 const QUERIES = [

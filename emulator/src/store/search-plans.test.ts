@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ftsMatchExpression, type SearchPlan } from '../domain/search.ts';
 import type { Email, EmailFilter, Folder, ListPosition } from '../domain/types.ts';
+import { storedEmail } from '../testing/stored-email.ts';
 import { openStore, type Store } from './store.ts';
 
 const MAILBOX = 'box@acme.test';
@@ -38,7 +39,7 @@ function corpus(): Store {
       .toString(36)
       .padStart(6, '0')}${n}`;
     ids.push(id);
-    const email: Email = {
+    const email = storedEmail({
       id,
       mailbox: n % 5 === 0 ? OTHER : MAILBOX,
       folder: FOLDERS[Math.floor(random() * FOLDERS.length)] as Folder,
@@ -46,22 +47,11 @@ function corpus(): Store {
       starred: random() < 0.3,
       from: { address: `${word()}@partner.test`, name: null },
       to: [{ address: MAILBOX, name: null }],
-      cc: [],
-      bcc: [],
-      replyTo: [],
       subject: `${word()} ${word()}`,
-      snippet: '',
       text: Array.from({ length: 6 }, word).join(' '),
-      html: null,
-      preheader: null,
       messageId: `<m${n}@acme.test>`,
-      inReplyTo: null,
-      references: [],
       receivedAt,
-      sentAt: receivedAt,
-      attachmentCount: 0,
-      attachments: [],
-    };
+    });
     store.emails.insert(email);
   }
   // Some deleted, some moved and flagged after they were stored.
