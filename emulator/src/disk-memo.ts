@@ -22,8 +22,8 @@ export const DEFAULT_MEMO_DIR = packagePath('node_modules/.cache/mailtwin/');
  * validating a fixture, parsing a `.eml` file) kept as files named by a SHA-256 of the input
  * and of `codeIdentity`, which stands for the code (and whatever else the result depends on).
  * A changed input or a changed identity is a new name, so a result is read back only for what
- * made it. Written whole or not at all (a rename), so processes
- * starting side by side are safe; any failure to read or write just means computing again.
+ * made it. Written whole or not at all (a rename), so processes starting side by side are safe;
+ * any failure to read or write just means computing again.
  */
 export class DiskMemo {
   /** This identity's own folder under the memo root: results of other code never mix in. */
@@ -98,7 +98,7 @@ export class DiskMemo {
  * nothing is kept. What npm does not record (a hand-patched dependency) it cannot see: remove
  * `node_modules/.cache/mailtwin` after one.
  */
-export function memoForInstalledCode(dir: string = DEFAULT_MEMO_DIR): DiskMemo | null {
+export function memoForInstalledCode(root: string = DEFAULT_MEMO_DIR): DiskMemo | null {
   if (!fileURLToPath(import.meta.url).endsWith('.js')) return null;
   try {
     // Its first line, the hash of the sources' content (bin/compiled.js).
@@ -106,7 +106,7 @@ export function memoForInstalledCode(dir: string = DEFAULT_MEMO_DIR): DiskMemo |
     const tree = installedTreeRecord();
     if (tree === undefined) return null;
     const treeHash = createHash('sha256').update(tree).digest('hex');
-    return new DiskMemo(dir, [stamp, treeHash, process.version, localTimeProbe()].join('\0'));
+    return new DiskMemo(root, [stamp, treeHash, process.version, localTimeProbe()].join('\0'));
   } catch {
     return null;
   }
