@@ -44,7 +44,7 @@ Options:
   --host <addr>              Address to listen on (default 127.0.0.1)
   --db <path>                Keep data in this SQLite file (default: in memory, lost on exit).
                              A file that already holds data is used as is; the demo is loaded
-                             only into an empty store
+                             only into an empty store. The file is locked while the emulator runs
   --fixtures <path>          Fixture to load into an empty store (default: the bundled
                              fixtures/demo.json; format: fixtures/fixture.schema.json)
   --no-demo                  Start empty: load no fixture

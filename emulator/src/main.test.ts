@@ -355,6 +355,25 @@ describe('mailtwin serve', () => {
   );
 
   it(
+    'refuses a second emulator on a --db file another one holds, and the first keeps serving',
+    async () => {
+      const db = join(scratch, 'held.db');
+      const first = await startServe(['--port', '0', '--db', db]);
+      const second = await runToExit(['--port', '0', '--db', db]);
+      expect(second.code).toBe(2);
+      expect(second.stdout).toBe('');
+      expect(second.stderr).toMatch(/--db .*held\.db: the file is in use by another process/);
+      expect(second.stderr.trimEnd().split('\n')).toHaveLength(1);
+      const response = await fetch(`${first.vars.MAILTWIN_BASE_URL}/mailboxes`, {
+        headers: { Authorization: `Bearer ${first.vars.MAILTWIN_API_KEY}` },
+      });
+      expect(response.status).toBe(200);
+      await stop(first.child);
+    },
+    2 * START_TIMEOUT_MS + 10_000,
+  );
+
+  it(
     'prints no key secret of a fixture that the stored hash does not match',
     async () => {
       const db = join(scratch, 'tampered.db');

@@ -160,6 +160,11 @@ function openStoreAt(path: string | null): Store {
   try {
     return openStore(path);
   } catch (error) {
+    if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
+      throw new UsageError(
+        `--db ${path}: the file is in use by another process (another mailtwin serve?); an emulator holds its file for as long as it runs`,
+      );
+    }
     throw new UsageError(`--db ${path}: cannot open the database (${(error as Error).message})`);
   }
 }

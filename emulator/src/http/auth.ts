@@ -20,6 +20,11 @@ export interface Access {
 export type ApiEnv = {
   Variables: {
     access: Access;
+    /**
+     * The store's data version when the request was authenticated: what `access` was decided
+     * at, and what the response cache looks answers up by, so both are of one version.
+     */
+    dataVersion: string;
     /** A 200 answer's JSON bytes the response cache may keep (`answerReady`). */
     readyBody?: Uint8Array<ArrayBuffer>;
   };
@@ -32,7 +37,7 @@ const KEY_ELSEWHERE = ['api_key', 'apikey', 'apiKey', 'key', 'token', 'access_to
  * unknown, disabled or ownerless key is refused identically, effective on the next request.
  */
 export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
-  const decided = new DecidedAccess(store);
+  const decided = new DecidedAccess();
   return async (c, next) => {
     const header = c.req.header('authorization');
     const bearer = header === undefined ? undefined : /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1];
@@ -47,7 +52,9 @@ export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
           : 'Send the API key as Authorization: Bearer <API_KEY>.',
       );
     }
-    const known = decided.get(bearer);
+    const version = store.version.current();
+    c.set('dataVersion', version);
+    const known = decided.get(bearer, version);
     if (known !== undefined) {
       c.set('access', known);
       await next();

@@ -1,4 +1,3 @@
-import type { Store } from '../store/store.ts';
 import type { Access } from './auth.ts';
 
 /** A client may send many distinct strings as keys; refused ones are never kept. */
@@ -15,10 +14,8 @@ export class DecidedAccess {
   private readonly byBearer = new Map<string, Access>();
   private version = '';
 
-  constructor(private readonly store: Store) {}
-
-  get(bearer: string): Access | undefined {
-    const now = this.store.version.current();
+  /** The access kept for `bearer`, if the data version is still `now` (`DataVersion`). */
+  get(bearer: string, now: string): Access | undefined {
     if (now !== this.version) {
       this.byBearer.clear();
       this.version = now;

@@ -36,7 +36,7 @@ export class ResponseCache {
   middleware(): MiddlewareHandler<ApiEnv> {
     return async (c, next) => {
       if (c.req.method !== 'GET') return next();
-      const now = this.version.current();
+      const now = c.get('dataVersion');
       if (now !== this.seenVersion) this.forget(now);
       // The key's id stands for its access: at one data version a key has one access.
       const key = `${c.get('access').key.id} ${c.req.url}`;

@@ -4,11 +4,18 @@ import Database from 'better-sqlite3';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
-/** Opens the emulator's database (`:memory:` by default) and applies pending migrations. */
+/**
+ * Opens the emulator's database (`:memory:` by default) and applies pending migrations. A file
+ * is held with an exclusive lock for as long as it is open: this connection is its only reader
+ * and writer, so a second emulator on the same file (which would deliver the same webhooks
+ * twice and race the outbox) is refused with SQLITE_BUSY, and no statement pays for shared
+ * locks. Set before WAL, so SQLite keeps the WAL index in this process, not in a -shm file.
+ */
 export function openDatabase(path = ':memory:'): Database.Database {
   const db = new Database(path);
   db.pragma('foreign_keys = ON');
   if (path !== ':memory:') {
+    db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
   }
