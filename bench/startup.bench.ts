@@ -6,6 +6,7 @@ import { freePort } from './processes.ts';
 
 const BIN = fileURLToPath(new URL('../bin/mailtwin.js', import.meta.url));
 const BUILD = fileURLToPath(new URL('../bin/build.js', import.meta.url));
+const DIST_MODULES = fileURLToPath(new URL('./dist-modules-main.js', import.meta.url));
 /** The demo fixture's public key (fixtures/demo.json), fixed so polling needs no banner. */
 const DEMO_KEY = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
 /** Linux counts process CPU time in clock ticks of 10 ms (USER_HZ 100). */
@@ -22,16 +23,18 @@ function cpuMsOf(pid: number): number {
 }
 
 /**
- * From spawning `node bin/mailtwin.js serve` with the demo fixture to its first 200 on
- * GET /openapi/v1/mailboxes (polled every 5 ms): wall-clock ms, and the CPU ms the process
- * used by then, which a busy machine changes far less. The process is then stopped.
+ * From spawning `node <script> serve` (bin/mailtwin.js unless told) with the demo fixture to
+ * its first 200 on GET /openapi/v1/mailboxes (polled every 5 ms): wall-clock ms, and the CPU
+ * ms the process used by then, which a busy machine changes far less. The process is then
+ * stopped.
  */
 export async function timeToFirst200(
   env: Record<string, string> = {},
+  script = BIN,
 ): Promise<{ wallMs: number; cpuMs: number }> {
   const port = await freePort();
   const start = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', String(port), '--no-smtp'], {
+  const child = spawn(process.execPath, [script, 'serve', '--port', String(port), '--no-smtp'], {
     stdio: 'ignore',
     env: { ...process.env, ...env },
   });
@@ -63,7 +66,8 @@ export async function timeToFirst200(
 }
 
 /**
- * Start-up (issue 18 item 2), compiled (dist/, when current) and from source through tsx
+ * Start-up (issue 18 item 2): compiled (the start-up bundle of dist/, when current), the
+ * compiled modules of dist/ without the bundle, and from source through tsx
  * (MAILTWIN_FROM_SOURCE=1), interleaved, 7 runs each: median and worst.
  */
 export async function benchStartup(print: (line: string) => void): Promise<void> {
@@ -75,6 +79,8 @@ export async function benchStartup(print: (line: string) => void): Promise<void>
   const runs = {
     compiled: [] as number[],
     compiledCpu: [] as number[],
+    modules: [] as number[],
+    modulesCpu: [] as number[],
     tsx: [] as number[],
     tsxCpu: [] as number[],
   };
@@ -82,6 +88,9 @@ export async function benchStartup(print: (line: string) => void): Promise<void>
     const compiled = await timeToFirst200();
     runs.compiled.push(compiled.wallMs);
     runs.compiledCpu.push(compiled.cpuMs);
+    const modules = await timeToFirst200({}, DIST_MODULES);
+    runs.modules.push(modules.wallMs);
+    runs.modulesCpu.push(modules.cpuMs);
     const tsx = await timeToFirst200({ MAILTWIN_FROM_SOURCE: '1' });
     runs.tsx.push(tsx.wallMs);
     runs.tsxCpu.push(tsx.cpuMs);
@@ -94,6 +103,7 @@ export async function benchStartup(print: (line: string) => void): Promise<void>
   print(
     `process start to first 200 on /openapi/v1/mailboxes (demo fixture, target ≤ 500 ms), 7 runs each, interleaved:`,
   );
-  print(`  bin/mailtwin.js, compiled dist/: ${line(runs.compiled, runs.compiledCpu)}`);
+  print(`  bin/mailtwin.js, compiled (dist/bundle): ${line(runs.compiled, runs.compiledCpu)}`);
+  print(`  dist/'s modules without the bundle: ${line(runs.modules, runs.modulesCpu)}`);
   print(`  bin/mailtwin.js, sources through tsx: ${line(runs.tsx, runs.tsxCpu)}`);
 }

@@ -7,11 +7,14 @@
 // TypeScript sources: there the compiled code is all there is, and it is used as is.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const DIST = `${ROOT}dist/`;
 export const STAMP = `${DIST}.sources-sha256`;
+/** Start-up bundles of compiled entries (bin/bundle.js), and what each was made of. */
+export const BUNDLE_DIR = `${DIST}bundle/`;
 /** The folders `npm run build` compiles (tsconfig.build.json), each mirrored under dist/. */
 export const SOURCE_DIRS = ['emulator/src', 'conformance/src', 'conformance/checks'];
 const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
@@ -93,13 +96,47 @@ export function compiledModule(path) {
 }
 
 /**
+ * The version of package `name` that a module in `fromDir` imports: the package.json of the
+ * nearest `node_modules/<name>` above it, where Node looks (read directly, since a package's
+ * `exports` may not list its package.json).
+ */
+export function installedVersion(name, fromDir) {
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'node_modules', name, 'package.json');
+    if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, 'utf8')).version;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * The start-up bundle of the compiled module at `path` (bin/bundle.js), if the build made one
+ * and every package copied into it is still the version installed (an `npm install` of
+ * another version without a rebuild would otherwise run the old copy); else undefined. Asked
+ * only once dist/ is known current: the bundle is made by the build that writes the stamp.
+ */
+export function bundledModule(path, bundleDir = BUNDLE_DIR) {
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync(`${bundleDir}manifest.json`, 'utf8'));
+  } catch {
+    return undefined; // no bundle (built without esbuild): the modules of dist/ serve
+  }
+  const file = manifest.entries?.[path];
+  if (file === undefined) return undefined;
+  for (const [name, version] of Object.entries(manifest.inlined ?? {})) {
+    if (installedVersion(name, bundleDir) !== version) return undefined;
+  }
+  return `${bundleDir}${file}`;
+}
+
+/**
  * The `main` of a bin script's entry (`emulator/src/main`, say, without extension): compiled
- * from dist/ when current, else the TypeScript source through tsx, which only a checkout with
+ * from dist/ when current (its start-up bundle if it has a current one), else the TypeScript source through tsx, which only a checkout with
  * its devDependencies has.
  */
 export async function loadMain(entry) {
   const compiled = compiledModule(`${entry}.js`);
-  if (compiled !== undefined) return (await import(compiled)).main;
+  if (compiled !== undefined) return (await import(bundledModule(`${entry}.js`) ?? compiled)).main;
   let register;
   try {
     ({ register } = await import('tsx/esm/api'));
