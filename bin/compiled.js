@@ -1,7 +1,7 @@
 // Whether dist/ (compiled by `npm run build`, which `npm ci` runs as `prepare` and `npm pack`
 // runs before packing) was built from exactly the sources in the tree now: a SHA-256 over the
-// compiled folders (tests aside) and the tsconfig files, taken before compiling and kept in
-// dist/.sources-sha256. Content decides, so an edit, a checkout or a copy of the tree can never
+// compiled folders (tests aside), the tsconfig files and the build scripts, taken before
+// compiling and kept in dist/.sources-sha256. Content decides, so an edit, a checkout or a copy of the tree can never
 // run stale code; a fingerprint of sizes and times kept beside it only saves reading every file
 // when nothing was touched since the build. An installed package ships dist/ without the
 // TypeScript sources: there the compiled code is all there is, and it is used as is.
@@ -17,7 +17,8 @@ export const STAMP = `${DIST}.sources-sha256`;
 export const BUNDLE_DIR = `${DIST}bundle/`;
 /** The folders `npm run build` compiles (tsconfig.build.json), each mirrored under dist/. */
 export const SOURCE_DIRS = ['emulator/src', 'conformance/src', 'conformance/checks'];
-const CONFIGS = ['tsconfig.json', 'tsconfig.build.json'];
+/** What else decides dist/'s content: the compiler's settings and the build scripts. */
+const BUILD_FILES = ['tsconfig.json', 'tsconfig.build.json', 'bin/build.js', 'bin/bundle.js'];
 
 /** The files dist/ is made from (tests aside), as paths relative to the root, in a fixed order. */
 export function sourceFiles() {
@@ -33,7 +34,7 @@ export function sourceFiles() {
     }
   };
   for (const dir of SOURCE_DIRS) walk(dir);
-  return [...files, ...CONFIGS.filter((config) => existsSync(`${ROOT}${config}`))];
+  return [...files, ...BUILD_FILES.filter((file) => existsSync(`${ROOT}${file}`))];
 }
 
 /** The hash of what dist/ is made from: every file's path and content (about 30 ms). */
