@@ -73,3 +73,16 @@ export function rssMbOf(pid: number): number {
     return Number.NaN;
   }
 }
+
+/** Linux counts process CPU time in clock ticks of 10 ms (USER_HZ 100). */
+const TICK_MS = 10;
+
+/** CPU time (user + system, all threads) a process used so far, from /proc, or NaN elsewhere. */
+export function cpuMsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return Number.NaN;
+  }
+}

@@ -1,27 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { percentile } from './measure.ts';
-import { freePort } from './processes.ts';
+import { cpuMsOf, freePort } from './processes.ts';
 
 const BIN = fileURLToPath(new URL('../bin/mailtwin.js', import.meta.url));
 const BUILD = fileURLToPath(new URL('../bin/build.js', import.meta.url));
 const DIST_MODULES = fileURLToPath(new URL('./dist-modules-main.js', import.meta.url));
 /** The demo fixture's public key (fixtures/demo.json), fixed so polling needs no banner. */
 const DEMO_KEY = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
-/** Linux counts process CPU time in clock ticks of 10 ms (USER_HZ 100). */
-const TICK_MS = 10;
-
-/** CPU time (user + system) a process used so far, from /proc, or NaN elsewhere. */
-function cpuMsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /**
  * From spawning `node <script> serve` (bin/mailtwin.js unless told) with the demo fixture to
  * its first 200 on GET /openapi/v1/mailboxes (polled every 5 ms): wall-clock ms, and the CPU
