@@ -41,6 +41,9 @@ export async function bundleEntries(entries) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
+    // Names without a content hash: an emulator started before a rebuild still finds the chunk
+    // it loads on demand (the dashboard, say) where it was. Two chunks of one name fail here.
+    chunkNames: '[name]',
     logLevel: 'warning',
     plugins: [
       {
@@ -53,12 +56,18 @@ export async function bundleEntries(entries) {
           );
           build.onLoad({ filter: /\.js$/ }, ({ path }) => {
             if (!path.startsWith(DIST)) return undefined;
+            const code = readFileSync(path, 'utf8');
+            // Only the URL is given its module's own value; any other property would silently
+            // describe the bundle's folder, so it stops the build instead.
+            const other = /import\.meta(?!\.url\b)(\.\w+)?/.exec(code);
+            if (other !== null) {
+              throw new Error(
+                `${relative(DIST, path)} uses ${other[0]}: only import.meta.url keeps its meaning in the bundle`,
+              );
+            }
             const own = JSON.stringify(relative(BUNDLE_DIR, path).split('\\').join('/'));
             return {
-              contents: readFileSync(path, 'utf8').replaceAll(
-                'import.meta.url',
-                `new URL(${own}, import.meta.url).href`,
-              ),
+              contents: code.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`),
               loader: 'js',
               resolveDir: dirname(path),
             };

@@ -131,13 +131,22 @@ export function bundledModule(path, bundleDir = BUNDLE_DIR) {
 }
 
 /**
+ * The compiled file that runs a bin script's entry (`emulator/src/main`, say): its start-up
+ * bundle if it has a current one, else its module in dist/; undefined when dist/ is not current.
+ */
+export function compiledEntry(entry) {
+  const compiled = compiledModule(`${entry}.js`);
+  return compiled === undefined ? undefined : (bundledModule(`${entry}.js`) ?? compiled);
+}
+
+/**
  * The `main` of a bin script's entry (`emulator/src/main`, say, without extension): compiled
  * from dist/ when current (its start-up bundle if it has a current one), else the TypeScript source through tsx, which only a checkout with
  * its devDependencies has.
  */
 export async function loadMain(entry) {
-  const compiled = compiledModule(`${entry}.js`);
-  if (compiled !== undefined) return (await import(bundledModule(`${entry}.js`) ?? compiled)).main;
+  const compiled = compiledEntry(entry);
+  if (compiled !== undefined) return (await import(compiled)).main;
   let register;
   try {
     ({ register } = await import('tsx/esm/api'));

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Runs the compiled emulator (dist/emulator/src, from `npm run build`, which `npm ci` runs) when
-// it was built from the sources as they are; otherwise the TypeScript sources through tsx, so
-// `mailtwin` works right after a checkout or an edit, only slower to start.
+// Runs the compiled emulator (from `npm run build`, which `npm ci` runs: its start-up bundle in
+// dist/bundle, else dist/emulator/src) when it was built from the sources as they are;
+// otherwise the TypeScript sources through tsx, so `mailtwin` works right after a checkout or
+// an edit, only slower to start.
 // MAILTWIN_FROM_SOURCE=1 always runs the sources.
 import { loadMain } from './compiled.js';
 

@@ -158,7 +158,8 @@ function openStoreAt(path: string | null): Store {
     throw new UsageError(`--db ${path}: the directory ${dir} does not exist`);
   }
   try {
-    return openStore(path);
+    // An emulator stopped just before may take its grace period to let go of the file.
+    return openStore(path, { lockWaitMs: STOP_GRACE_MS + 2_000 });
   } catch (error) {
     if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
       throw new UsageError(

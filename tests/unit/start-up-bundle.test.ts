@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain JavaScript module of the bin scripts, without type declarations
-import { BUNDLE_DIR, bundledModule, compiledModule } from '../../bin/compiled.js';
+import { BUNDLE_DIR, bundledModule, compiledEntry, compiledModule } from '../../bin/compiled.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mailtwin-bundle-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -60,13 +60,27 @@ describe('the bundle npm run build made', () => {
     expect(bundledModule('emulator/src/main.js')).toBe(`${BUNDLE_DIR}emulator-src-main.js`);
   });
 
+  it('is what bin/mailtwin.js runs, while the conformance CLI, which has none, runs its module', () => {
+    expect(compiledEntry('emulator/src/main')).toBe(`${BUNDLE_DIR}emulator-src-main.js`);
+    expect(compiledEntry('conformance/src/cli/main')).toMatch(
+      /\/dist\/conformance\/src\/cli\/main\.js$/,
+    );
+  });
+
+  it('keeps the names of the chunks it loads on demand from one build to the next', () => {
+    const chunks = readdirSync(BUNDLE_DIR).filter((file: string) => file.endsWith('.js'));
+    expect(chunks).toEqual(expect.arrayContaining(['emulator-src-main.js', 'dashboard.js']));
+    expect(chunks.filter((file: string) => /-[A-Z0-9]{8}\.js$/.test(file))).toEqual([]);
+  });
+
   it('copies hono in and imports the other packages from node_modules', () => {
     const files = readdirSync(BUNDLE_DIR).filter((file: string) => file.endsWith('.js'));
     const code = files
       .map((file: string) => readFileSync(join(BUNDLE_DIR, file), 'utf8'))
       .join('\n');
-    expect(code).not.toMatch(/^import\b.*\bfrom ["'](hono|@hono\/node-server)\b/m);
-    expect(code).toMatch(/^import\b.*\bfrom ["']better-sqlite3["']/m);
+    // An import may span lines: `import {\n  a,\n  b\n} from "x";`.
+    expect(code).not.toMatch(/^import\b[^;]*?\bfrom ["'](hono|@hono\/node-server)\b/m);
+    expect(code).toMatch(/^import\b[^;]*?\bfrom ["']better-sqlite3["']/m);
   });
 
   it('gives each module the URL of its own compiled file, so what it reads beside itself is found', () => {
@@ -80,6 +94,10 @@ describe('the bundle npm run build made', () => {
     );
     // package-root, disk-memo, json-schema, yaml-cache, docs and the migrations' database.
     expect(own.length).toBeGreaterThanOrEqual(6);
+    const everyUse = files.flatMap((file: string) => [
+      ...readFileSync(join(BUNDLE_DIR, file), 'utf8').matchAll(/import\.meta\b/g),
+    ]);
+    expect(everyUse).toHaveLength(own.length);
     for (const path of own) {
       expect(path, path).toMatch(/^\.\.\/emulator\/src\/.+\.js$/);
       expect(existsSync(fileURLToPath(new URL(path, `file://${BUNDLE_DIR}`))), path).toBe(true);

@@ -4,23 +4,38 @@ import Database from 'better-sqlite3';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
+/** How long opening a file waits for another connection to let go of it (better-sqlite3's default). */
+const DEFAULT_LOCK_WAIT_MS = 5_000;
+
 /**
  * Opens the emulator's database (`:memory:` by default) and applies pending migrations. A file
- * is held with an exclusive lock for as long as it is open: this connection is its only reader
- * and writer, so a second emulator on the same file (which would deliver the same webhooks
- * twice and race the outbox) is refused with SQLITE_BUSY, and no statement pays for shared
- * locks. Set before WAL, so SQLite keeps the WAL index in this process, not in a -shm file.
+ * is held exclusively (`holdExclusively`); opening waits up to `lockWaitMs` for a process that
+ * holds it to let go, then fails with SQLITE_BUSY.
  */
-export function openDatabase(path = ':memory:'): Database.Database {
-  const db = new Database(path);
+export function openDatabase(
+  path = ':memory:',
+  { lockWaitMs = DEFAULT_LOCK_WAIT_MS }: { lockWaitMs?: number } = {},
+): Database.Database {
+  const db = new Database(path, { timeout: lockWaitMs });
   db.pragma('foreign_keys = ON');
-  if (path !== ':memory:') {
-    db.pragma('locking_mode = EXCLUSIVE');
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-  }
+  if (path !== ':memory:') holdExclusively(db);
   migrate(db);
   return db;
+}
+
+/**
+ * Makes `db` its file's only reader and writer for as long as it is open: a second emulator on
+ * the same file (which would deliver the same webhooks twice and race the outbox) is refused,
+ * and no statement pays for shared locks. Exclusive locking is set before WAL, so SQLite keeps
+ * the WAL index in this process rather than in a -shm file. An empty write transaction takes
+ * the exclusive lock at once, kept from then on, instead of leaving it to whichever statement
+ * happens to come first.
+ */
+export function holdExclusively(db: Database.Database): void {
+  db.pragma('locking_mode = EXCLUSIVE');
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('BEGIN EXCLUSIVE; COMMIT');
 }
 
 /**

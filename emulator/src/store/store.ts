@@ -71,6 +71,6 @@ export class Store {
   }
 }
 
-export function openStore(path = ':memory:'): Store {
-  return new Store(openDatabase(path));
+export function openStore(path = ':memory:', options: { lockWaitMs?: number } = {}): Store {
+  return new Store(openDatabase(path, options));
 }
