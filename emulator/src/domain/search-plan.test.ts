@@ -1,30 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import { searchPlan, SORT_BELOW, WALK_ROWS } from './search.ts';
 
+/** A sample of the newest matches: `found` of them among the newest `span` emails. */
+const sample = (found: number, span: number, newestRowid = 100_000) => ({
+  found,
+  oldestSampled: newestRowid - span + 1,
+  newestRowid,
+});
+
 describe('searchPlan', () => {
   it('sorts when fewer than SORT_BELOW emails match', () => {
-    expect(searchPlan({ found: 0, lastRowid: 0, firstRowid: 1 }, 26)).toBe('sort');
-    expect(searchPlan({ found: SORT_BELOW - 1, lastRowid: 1e6, firstRowid: 1 }, 26)).toBe('sort');
+    expect(searchPlan({ found: 0, oldestSampled: 0, newestRowid: 0 }, 26)).toBe('sort');
+    expect(searchPlan(sample(SORT_BELOW - 1, 100_000), 26)).toBe('sort');
   });
 
-  it('walks when the matches are dense enough to fill the page within half a walk', () => {
+  it('walks when the newest matches are dense enough to fill the page within 3/4 of a walk', () => {
     // Every email matches: 26 lookups.
-    expect(searchPlan({ found: SORT_BELOW, lastRowid: SORT_BELOW, firstRowid: 1 }, 26)).toBe(
-      'walk',
-    );
+    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW), 26)).toBe('walk');
     const rows = 26;
-    const sparsest = rows / (WALK_ROWS / 2);
+    const sparsest = rows / ((WALK_ROWS * 3) / 4);
     const span = Math.floor(SORT_BELOW / sparsest);
-    expect(searchPlan({ found: SORT_BELOW, lastRowid: span, firstRowid: 1 }, rows)).toBe('walk');
-    expect(searchPlan({ found: SORT_BELOW, lastRowid: span + 10, firstRowid: 1 }, rows)).toBe(
-      'filter',
-    );
+    expect(searchPlan(sample(SORT_BELOW, span), rows)).toBe('walk');
+    expect(searchPlan(sample(SORT_BELOW, span + 10), rows)).toBe('filter');
   });
 
   it('filters for sparser matches and for pages too long to walk', () => {
-    expect(searchPlan({ found: SORT_BELOW, lastRowid: 100_000, firstRowid: 1 }, 26)).toBe('filter');
-    expect(searchPlan({ found: SORT_BELOW, lastRowid: SORT_BELOW, firstRowid: 1 }, 101)).toBe(
-      'filter',
-    );
+    expect(searchPlan(sample(SORT_BELOW, 100_000), 26)).toBe('filter');
+    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW), 101)).toBe('filter');
   });
 });

@@ -44,19 +44,21 @@ export const SORT_BELOW = 500;
 export const WALK_ROWS = 120;
 
 /**
- * The first matches in rowid order, at most SORT_BELOW of them: how many, the rowid of the
- * last, and the lowest rowid of any email, to tell how densely the matches fall.
+ * The newest matches by rowid (the order mail was stored in, which the walk's newest-first order
+ * mostly follows), at most SORT_BELOW of them: how many, the lowest rowid among them, and the
+ * highest rowid of any email, to tell how densely matches fall where a walk would read.
  */
 export interface MatchSample {
   found: number;
-  lastRowid: number;
-  firstRowid: number;
+  oldestSampled: number;
+  newestRowid: number;
 }
 
 /** The plan for a page of `rows` rows (the page and the one after, which says whether more follow). */
 export function searchPlan(sample: MatchSample, rows: number): SearchPlan {
   if (sample.found < SORT_BELOW) return 'sort';
-  const density = sample.found / Math.max(1, sample.lastRowid - sample.firstRowid + 1);
-  // Expected lookups rows / density, at most half the walk's rows: a wrong guess stays cheap.
-  return rows / density <= WALK_ROWS / 2 ? 'walk' : 'filter';
+  const density = sample.found / Math.max(1, sample.newestRowid - sample.oldestSampled + 1);
+  // Expected lookups rows / density, at most three quarters of the walk's rows: the density is
+  // measured among the newest emails, where the walk reads, and a wrong guess costs one walk.
+  return rows / density <= (WALK_ROWS * 3) / 4 ? 'walk' : 'filter';
 }

@@ -77,10 +77,10 @@ const NEWEST_FIRST = 'ORDER BY e.received_at DESC, e.id DESC LIMIT @limit';
 /** The email is one of the search's matches (D-13). */
 const IS_MATCH = 'e.seq IN (SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match)';
 
-/** The first matches in rowid order, to choose a search plan by (MatchSample). */
-const SAMPLE_MATCHES = `SELECT count(*) AS found, coalesce(max(rowid), 0) AS lastRowid,
-    (SELECT coalesce(min(seq), 0) FROM emails) AS firstRowid
-  FROM (SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match LIMIT @cap)`;
+/** The newest matches in rowid order, to choose a search plan by (MatchSample). */
+const SAMPLE_MATCHES = `SELECT count(*) AS found, coalesce(min(rowid), 0) AS oldestSampled,
+    (SELECT coalesce(max(seq), 0) FROM emails) AS newestRowid
+  FROM (SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match ORDER BY rowid DESC LIMIT @cap)`;
 
 function addressesText(addresses: Address[]): string {
   return addresses.map((a) => `${a.name ?? ''} ${a.address}`).join(' ');
