@@ -362,8 +362,11 @@ describe('mailtwin serve', () => {
       const second = await runToExit(['--port', '0', '--db', db]);
       expect(second.code).toBe(2);
       expect(second.stdout).toBe('');
-      expect(second.stderr).toMatch(/--db .*held\.db: the file is in use by another process/);
-      expect(second.stderr.trimEnd().split('\n')).toHaveLength(1);
+      // A notice that it waits (for an emulator that may be stopping), then the one-line reason.
+      expect(second.stderr.trimEnd().split('\n')).toEqual([
+        expect.stringMatching(/--db .*held\.db is held by another process; waiting up to 7 s/),
+        expect.stringMatching(/--db .*held\.db: the file is in use by another process/),
+      ]);
       const response = await fetch(`${first.vars.MAILTWIN_BASE_URL}/mailboxes`, {
         headers: { Authorization: `Bearer ${first.vars.MAILTWIN_API_KEY}` },
       });

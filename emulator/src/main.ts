@@ -157,11 +157,20 @@ function openStoreAt(path: string | null): Store {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     throw new UsageError(`--db ${path}: the directory ${dir} does not exist`);
   }
+  const isBusy = (error: unknown) => (error as { code?: unknown }).code === 'SQLITE_BUSY';
   try {
-    // An emulator stopped just before may take its grace period to let go of the file.
-    return openStore(path, { lockWaitMs: STOP_GRACE_MS + 2_000 });
+    try {
+      return openStore(path, { lockWaitMs: 0 });
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+      // An emulator stopped just before may take its grace period to let go of the file.
+      process.stderr.write(
+        `mailtwin serve: --db ${path} is held by another process; waiting up to ${DB_LOCK_WAIT_MS / 1000} s for it\n`,
+      );
+      return openStore(path, { lockWaitMs: DB_LOCK_WAIT_MS });
+    }
   } catch (error) {
-    if ((error as { code?: unknown }).code === 'SQLITE_BUSY') {
+    if (isBusy(error)) {
       throw new UsageError(
         `--db ${path}: the file is in use by another process (another mailtwin serve?); an emulator holds its file for as long as it runs`,
       );
@@ -261,6 +270,8 @@ async function listenSmtp(
 
 /** How long requests in progress may take to finish once the server is told to stop. */
 const STOP_GRACE_MS = 5_000;
+/** How long a start waits for a --db file another process holds: a stopping emulator's grace. */
+const DB_LOCK_WAIT_MS = STOP_GRACE_MS + 2_000;
 
 /**
  * Stops on SIGINT or SIGTERM, or when the launcher (`npm start`, `npx mailtwin serve`) went

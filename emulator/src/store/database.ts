@@ -17,9 +17,14 @@ export function openDatabase(
   { lockWaitMs = DEFAULT_LOCK_WAIT_MS }: { lockWaitMs?: number } = {},
 ): Database.Database {
   const db = new Database(path, { timeout: lockWaitMs });
-  db.pragma('foreign_keys = ON');
-  if (path !== ':memory:') holdExclusively(db);
-  migrate(db);
+  try {
+    db.pragma('foreign_keys = ON');
+    if (path !== ':memory:') holdExclusively(db);
+    migrate(db);
+  } catch (error) {
+    db.close(); // a file another process holds, say: nothing of this connection stays open
+    throw error;
+  }
   return db;
 }
 
