@@ -1,10 +1,11 @@
 // Whether dist/ (compiled by `npm run build`, which `npm ci` runs as `prepare` and `npm pack`
 // runs before packing) was built from exactly the sources in the tree now: a SHA-256 over the
 // compiled folders (tests aside), the tsconfig files and the build scripts, taken before
-// compiling and kept in dist/.sources-sha256. Content decides, so an edit, a checkout or a copy of the tree can never
-// run stale code; a fingerprint of sizes and times kept beside it only saves reading every file
-// when nothing was touched since the build. An installed package ships dist/ without the
-// TypeScript sources: there the compiled code is all there is, and it is used as is.
+// compiling and kept in dist/.sources-sha256. Content decides, so an edit, a checkout or a copy
+// of the tree can never run stale code; a fingerprint of sizes and times kept beside it only
+// saves reading every file when nothing was touched since the build. An installed package
+// ships dist/ without the TypeScript sources: there the compiled code is all there is, and it
+// is used as is.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -141,8 +142,8 @@ export function compiledEntry(entry) {
 
 /**
  * The `main` of a bin script's entry (`emulator/src/main`, say, without extension): compiled
- * from dist/ when current (its start-up bundle if it has a current one), else the TypeScript source through tsx, which only a checkout with
- * its devDependencies has.
+ * when dist/ is current (`compiledEntry`), else the TypeScript source through tsx, which only a
+ * checkout with its devDependencies has.
  */
 export async function loadMain(entry) {
   const compiled = compiledEntry(entry);

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
-/** How long opening a file waits for another connection to let go of it (better-sqlite3's default). */
+/** How long opening a file waits for another connection to let go of it (better-sqlite3's). */
 const DEFAULT_LOCK_WAIT_MS = 5_000;
 
 /**
