@@ -7,6 +7,11 @@ const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 /** How long opening a file waits for another connection to let go of it (better-sqlite3's). */
 const DEFAULT_LOCK_WAIT_MS = 5_000;
 
+/** How a file is opened: how long to wait for a process that holds it. */
+export interface OpenOptions {
+  lockWaitMs?: number;
+}
+
 /**
  * Opens the emulator's database (`:memory:` by default) and applies pending migrations. A file
  * is held exclusively (`holdExclusively`); opening waits up to `lockWaitMs` for a process that
@@ -14,7 +19,7 @@ const DEFAULT_LOCK_WAIT_MS = 5_000;
  */
 export function openDatabase(
   path = ':memory:',
-  { lockWaitMs = DEFAULT_LOCK_WAIT_MS }: { lockWaitMs?: number } = {},
+  { lockWaitMs = DEFAULT_LOCK_WAIT_MS }: OpenOptions = {},
 ): Database.Database {
   const db = new Database(path, { timeout: lockWaitMs });
   try {

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { openDatabase } from './database.ts';
+import { openDatabase, type OpenOptions } from './database.ts';
 import { BlobStore } from './blob-store.ts';
 import { DataVersion } from './data-version.ts';
 import { DirectoryStore } from './directory-store.ts';
@@ -71,6 +71,6 @@ export class Store {
   }
 }
 
-export function openStore(path = ':memory:', options: { lockWaitMs?: number } = {}): Store {
+export function openStore(path = ':memory:', options: OpenOptions = {}): Store {
   return new Store(openDatabase(path, options));
 }
