@@ -7,6 +7,9 @@
 // (bin/bundle.js; skipped, with a message, when esbuild is missing or fails), and records the
 // hash of the sources it compiled (bin/compiled.js), so the bin scripts run without tsx only
 // while that hash still holds.
+// No source maps (tsconfig.build.json `sourceMap: false`): the package ships no TypeScript for a
+// map to point at, and a `//# sourceMappingURL` comment naming a file the package leaves out made
+// vitest print `Failed to load source map` for every check file of an installed package's run.
 // Without TypeScript (an install that omits devDependencies) it says so and changes nothing.
 // --if-stale (as `npm test` runs it) compiles only when dist/ no longer matches the sources.
 import { spawnSync } from 'node:child_process';

@@ -53,6 +53,18 @@ describe('the npm package', () => {
     expect(packed.filter((file) => /\.test\.|\.map$|^tests\//.test(file))).toEqual([]);
   });
 
+  it('ships JavaScript that names no source map (issue 27 item 7: none is shipped)', () => {
+    const compiled = join(app, 'node_modules/mailtwin/dist');
+    const naming = packed
+      .filter((file) => file.startsWith('dist/') && file.endsWith('.js'))
+      .filter((file) =>
+        readFileSync(join(compiled, file.slice('dist/'.length)), 'utf8').includes(
+          'sourceMappingURL',
+        ),
+      );
+    expect(naming).toEqual([]);
+  });
+
   it('installs offline with no tsx, TypeScript or test-only tool among the installed packages', () => {
     const installed = join(app, 'node_modules');
     expect(existsSync(join(installed, 'mailtwin/dist/emulator/src/main.js'))).toBe(true);
@@ -111,6 +123,9 @@ describe('the npm package', () => {
     );
     expect(run.status, `${run.stdout}\n${run.stderr}`).toBe(0);
     expect(run.stdout).toMatch(/^Result: conformant/m);
+    // Issue 27 item 7: the run starts with no stack trace about a map the package leaves out.
+    expect(run.stderr).not.toContain('Failed to load source map');
+    expect(run.stderr).not.toMatch(/ENOENT/);
   }, 300_000);
 
   it('exports verifyWebhook from mailtwin/webhooks, which accepts a signed vector and refuses a tampered one', () => {
