@@ -1368,6 +1368,31 @@ describe('webhooks', () => {
     void deps;
   });
 
+  it('records a Send test answered 401 as one failed attempt with that status (issue 27 item 12)', async () => {
+    const { app, received } = await webhookWorld(() => 401);
+    const test = await control(app, 'post', '/webhooks/wh_test/test');
+    expect(test.body).toMatchObject({ ok: false, statusCode: 401, error: 'answered 401' });
+    expect(received).toHaveLength(1);
+    const deliveries = (await control(app, 'get', '/webhooks/wh_test/deliveries')).body as {
+      event: string;
+      status: string;
+      attempts: { number: number; at: string; statusCode: number | null; error: string | null }[];
+    }[];
+    expect(deliveries).toHaveLength(1);
+    expect(deliveries[0]).toMatchObject({
+      event: 'webhook.test',
+      status: 'failed',
+      attempts: [
+        {
+          number: 1,
+          at: new Date(FIXED_NOW).toISOString(),
+          statusCode: 401,
+          error: 'answered 401',
+        },
+      ],
+    });
+  });
+
   it('keeps what the demo sink received and empties it; deletes a webhook', async () => {
     const { app } = await webhookWorld(() => 200);
     expect((await control(app, 'get', '/sink')).body).toEqual([]);

@@ -110,16 +110,32 @@ export class WebhookDispatcher {
     const data = { test: true, message: 'Test delivery from the mailtwin control plane.' };
     const { outcome, exchange } = await this.post(webhook, 'webhook.test', data, at);
     const id = this.ids.prefixed('dlv');
-    this.store.webhooks.addDelivery({
-      id,
-      webhookId: webhook.id,
-      event: 'webhook.test',
-      emailId: null,
-      data,
-      status: outcome.ok ? 'succeeded' : 'failed',
-      attempts: 1,
-      nextAttemptAt: null,
-      createdAt: at.toISOString(),
+    const status = outcome.ok ? 'succeeded' : 'failed';
+    // The attempt is itemized like any delivery's (§6.4: failures are visible), so a test that
+    // the endpoint answered 401 shows that answer in the deliveries, not `attempts: []`.
+    this.store.transaction(() => {
+      this.store.webhooks.addDelivery({
+        id,
+        webhookId: webhook.id,
+        event: 'webhook.test',
+        emailId: null,
+        data,
+        status,
+        attempts: 1,
+        nextAttemptAt: null,
+        createdAt: at.toISOString(),
+      });
+      this.store.webhooks.recordAttempt(
+        id,
+        {
+          number: 1,
+          at: at.toISOString(),
+          statusCode: outcome.statusCode,
+          error: outcome.error,
+          latencyMs: outcome.latencyMs,
+        },
+        { status, nextAttemptAt: null },
+      );
     });
     this.publishAttempt(webhook.id, id, 'webhook.test', 1, outcome, exchange);
     return outcome;

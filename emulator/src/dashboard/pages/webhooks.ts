@@ -115,12 +115,8 @@ export function webhookPage(services: Services, exchanges: ExchangeLog) {
     const webhook = services.webhooks.get(c.req.param('id') ?? '');
     const deliveries = services.webhooks.deliveries(webhook.id);
     const back = `/dashboard/webhooks/${seg(webhook.id)}`;
+    // Every attempt is itemized in the store, a Send test's included.
     const items = deliveries.map((d) => {
-      // A Send test is one attempt the store counts but does not itemize: shown from memory.
-      const logged =
-        d.attemptLog.length === 0 && d.attempts > 0 ? exchanges.get(d.id, 1) : undefined;
-      const attempts: Attempt[] =
-        logged === undefined ? d.attemptLog : [{ ...logged, at: d.createdAt }];
       return html`<section class="card-box delivery" data-delivery-id="${d.id}">
         <strong>${d.event}</strong>
         <span class="badge ${d.status}">${d.status}</span>
@@ -134,7 +130,7 @@ export function webhookPage(services: Services, exchanges: ExchangeLog) {
           ${d.attempts} attempt${d.attempts === 1 ? '' : 's'}
           ${d.nextAttemptAt === null ? '' : html`· next retry ${when(d.nextAttemptAt)}`}
         </div>
-        ${attempts.map((a) => attemptView(d.id, a, exchanges.get(d.id, a.number)?.exchange))}
+        ${d.attemptLog.map((a) => attemptView(d.id, a, exchanges.get(d.id, a.number)?.exchange))}
       </section>`;
     });
     return page(c, {
