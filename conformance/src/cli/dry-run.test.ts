@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { NEEDS, NEED_DESCRIPTIONS, type Need } from '../run/config.ts';
 import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
 import type { Rule } from '../contract/rules.ts';
+import { summarize, type TestOutcome } from '../report/summary.ts';
 import { packagePath } from '../../../emulator/src/package-root.ts';
 
 const CHECKS: CollectedCheck[] = [
@@ -104,8 +105,87 @@ describe('formatPlan', () => {
       filter: undefined,
     });
     expect(formatPlan(plan, RULES, [], { ...facts, profile: 'certify' })).toContain(
-      'Certify would refuse: 2 check(s) would be skipped, and --profile certify allows none',
+      'Certify would refuse: 2 check(s) would be skipped, and --profile certify allows no skip but for what only the harness gives',
     );
+  });
+
+  // Issue 27 item 8: the dry run said "Certify would refuse: 27 check(s)" where the same run
+  // certified, since certify lets a skip for harness needs alone pass.
+  it('predicts what the certify verdict decides: a skip only for harness needs passes, any other is refused', () => {
+    const checks: CollectedCheck[] = [
+      ...CHECKS,
+      {
+        file: 'c.check.ts',
+        name: '1-R3: clock',
+        behaviour: 'clock',
+        rules: ['1-R3'],
+        needs: ['clock', 'faults'],
+      },
+    ];
+    const rules: Rule[] = [
+      ...RULES,
+      { id: '1-R3', section: '1', sentence: 's', source: 'documented' },
+    ];
+    // What an API world with a destructive flag and a receiver offers: no harness need.
+    const offers = new Set<Need>(['destructive', 'webhook-receiver', 'mail']);
+    const plan = planChecks({ checks, offers, profile: 'certify', filter: undefined });
+    expect(plan.map((c) => c.harness)).toEqual([
+      undefined,
+      ['provisioning'],
+      undefined,
+      ['clock', 'faults'],
+    ]);
+    const text = formatPlan(plan, rules, [], { ...facts, profile: 'certify' });
+    expect(text).toContain(
+      'Certify allows 2 skipped check(s): each lacks only what the harness gives (provisioning, clock, faults), and its rules are listed as needing the harness',
+    );
+    expect(text).not.toContain('Certify would refuse');
+    expect(text).toContain('(certify leaves it to the harness)');
+    // The verdict, given the outcomes the run would report, refuses exactly what the plan does.
+    const outcomes: TestOutcome[] = plan.map((c) => ({
+      name: c.name,
+      file: c.file,
+      rules: c.rules,
+      needs: c.needs,
+      errors: [],
+      requests: 1,
+      ...(c.selection.run
+        ? { state: 'passed' as const }
+        : { state: 'skipped' as const, skipReason: c.selection.reason }),
+    }));
+    const verdict = summarize(rules, outcomes, [], { strict: false, noSkips: true, offers });
+    expect(verdict.refusals).toEqual([]);
+    expect(verdict.exitCode).toBe(0);
+    // Without a receiver, the hooks check is refused by both.
+    const lacking = new Set<Need>(['destructive', 'mail']);
+    const refusedPlan = planChecks({
+      checks,
+      offers: lacking,
+      profile: 'certify',
+      filter: undefined,
+    });
+    expect(formatPlan(refusedPlan, rules, [], { ...facts, profile: 'certify' })).toContain(
+      'Certify would refuse: 1 check(s) would be skipped',
+    );
+    const refusedVerdict = summarize(
+      rules,
+      refusedPlan.map((c) => ({
+        name: c.name,
+        file: c.file,
+        rules: c.rules,
+        needs: c.needs,
+        errors: [],
+        requests: 1,
+        ...(c.selection.run
+          ? { state: 'passed' as const }
+          : { state: 'skipped' as const, skipReason: c.selection.reason }),
+      })),
+      [],
+      { strict: false, noSkips: true, offers: lacking },
+    );
+    expect(refusedVerdict.refusals).toEqual([
+      `skipped b.check.ts "D-2: hooks": needs ${NEED_DESCRIPTIONS['webhook-receiver']}`,
+    ]);
   });
 });
 

@@ -1,5 +1,5 @@
-import type { Need, ProfileName } from '../run/config.ts';
-import { PROFILES, selectCheck, type Selection } from '../run/profiles.ts';
+import { NEEDS, type Need, type ProfileName } from '../run/config.ts';
+import { PROFILES, harnessOnlySkip, selectCheck, type Selection } from '../run/profiles.ts';
 import type { Rule } from '../contract/rules.ts';
 import { NOT_SELECTED_BY_FILTER } from '../report/summary.ts';
 
@@ -14,6 +14,12 @@ export interface CollectedCheck {
 
 export interface PlannedCheck extends CollectedCheck {
   selection: Selection;
+  /**
+   * A skip `--profile certify` lets pass (profiles.ts `harnessOnlySkip`, as the verdict
+   * decides): the needs only the harness meets that the target lacks. Only under a profile
+   * that allows no skip.
+   */
+  harness?: Need[];
 }
 
 export interface PlanInput {
@@ -29,9 +35,15 @@ export interface PlanInput {
  */
 export function planChecks({ checks, offers, profile, filter }: PlanInput): PlannedCheck[] {
   return checks.map((check) => {
-    if (filter !== undefined && !check.name.includes(filter))
-      return { ...check, selection: { run: false, reason: NOT_SELECTED_BY_FILTER } };
-    return { ...check, selection: selectCheck(check.needs, offers, profile) };
+    const selection: Selection =
+      filter !== undefined && !check.name.includes(filter)
+        ? { run: false, reason: NOT_SELECTED_BY_FILTER }
+        : selectCheck(check.needs, offers, profile);
+    const harness =
+      selection.run || !PROFILES[profile].noSkips
+        ? undefined
+        : harnessOnlySkip(check.needs, selection.reason, offers);
+    return harness === undefined ? { ...check, selection } : { ...check, selection, harness };
   });
 }
 
@@ -66,7 +78,10 @@ export function formatPlan(
       `  ${check.selection.run ? 'RUN ' : 'SKIP'} ${check.behaviour}`,
       `       rules ${check.rules.join(' ')}; needs ${check.needs.length === 0 ? 'nothing' : check.needs.join(', ')}`,
     );
-    if (!check.selection.run) lines.push(`       skipped: ${check.selection.reason}`);
+    if (!check.selection.run)
+      lines.push(
+        `       skipped: ${check.selection.reason}${check.harness === undefined ? '' : ' (certify leaves it to the harness)'}`,
+      );
   }
   const running = plan.filter((c) => c.selection.run);
   const covered = new Set(running.flatMap((c) => c.rules));
@@ -78,10 +93,22 @@ export function formatPlan(
     `Checks: ${running.length} would run, ${plan.length - running.length} would be skipped, of ${plan.length} in ${new Set(plan.map((c) => c.file)).size} files`,
     `Rules: ${known.length}/${rules.length} would be checked (documented ${bySource('documented')}, decided ${bySource('decided')})`,
   );
-  if (PROFILES[facts.profile].noSkips && running.length < plan.length) {
-    lines.push(
-      `Certify would refuse: ${plan.length - running.length} check(s) would be skipped, and --profile certify allows none`,
-    );
+  if (PROFILES[facts.profile].noSkips) {
+    // The verdict's own rule (profiles.ts harnessOnlySkip): a skip only for what no API gives
+    // is left to the harness, not refused.
+    const skipped = plan.filter((c) => !c.selection.run);
+    const refused = skipped.filter((c) => c.harness === undefined).length;
+    const harness = skipped.length - refused;
+    if (harness > 0) {
+      const needs = NEEDS.filter((need) => skipped.some((c) => c.harness?.includes(need)));
+      lines.push(
+        `Certify allows ${harness} skipped check(s): each lacks only what the harness gives (${needs.join(', ')}), and its rules are listed as needing the harness`,
+      );
+    }
+    if (refused > 0)
+      lines.push(
+        `Certify would refuse: ${refused} check(s) would be skipped, and --profile certify allows no skip but for what only the harness gives`,
+      );
   }
   if (problems.length > 0)
     lines.push('', 'Problems with the suite itself:', ...problems.map((p) => `  ${p}`));

@@ -1,6 +1,6 @@
 import type { StoredUpload } from '../client/client.ts';
-import { HARNESS_NEEDS, NEEDS, type Need } from '../run/config.ts';
-import { selectCheck } from '../run/profiles.ts';
+import { NEEDS, type Need } from '../run/config.ts';
+import { harnessOnlySkip } from '../run/profiles.ts';
 import type { Rule } from '../contract/rules.ts';
 
 /** The outcome of one vitest test as the report needs it. */
@@ -294,10 +294,9 @@ export function summarize(
 }
 
 /**
- * The checks a certifying run skipped only for needs no API can meet, each with those needs:
- * what the target lacks of the check's needs is all in `HARNESS_NEEDS`, and the check was
- * skipped for exactly that (the reason is the one `selectCheck` gives, not a `--filter`, a
- * profile's exclusion or a refusal at run time). Empty unless `noSkips` and `offers`.
+ * The checks a certifying run skipped only for needs no API can meet, each with those needs
+ * (profiles.ts `harnessOnlySkip`, which the dry run's prediction applies too). Empty unless
+ * `noSkips` and `offers`.
  */
 function harnessSkips(outcomes: TestOutcome[], options: SummaryOptions): Map<TestOutcome, Need[]> {
   const found = new Map<TestOutcome, Need[]>();
@@ -305,12 +304,8 @@ function harnessSkips(outcomes: TestOutcome[], options: SummaryOptions): Map<Tes
   if (!options.noSkips || offers === undefined) return found;
   for (const outcome of outcomes) {
     if (outcome.state !== 'skipped') continue;
-    const needs = outcome.needs ?? [];
-    const missing = needs.filter((need) => !offers.has(need));
-    if (missing.length === 0 || !missing.every((need) => HARNESS_NEEDS.has(need))) continue;
-    // 'certify' leaves nothing out, so this is the reason the worker gave for these needs.
-    const selection = selectCheck(needs, offers, 'certify');
-    if (!selection.run && selection.reason === outcome.skipReason) found.set(outcome, missing);
+    const missing = harnessOnlySkip(outcome.needs ?? [], outcome.skipReason, offers);
+    if (missing !== undefined) found.set(outcome, missing);
   }
   return found;
 }

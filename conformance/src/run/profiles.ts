@@ -1,4 +1,5 @@
 import {
+  HARNESS_NEEDS,
   NEED_DESCRIPTIONS,
   NEEDS,
   type Need,
@@ -124,4 +125,24 @@ export function selectCheck(
     };
   }
   return { run: true };
+}
+
+/**
+ * Whether `--profile certify` lets a skip pass: a check skipped only for needs no API can meet
+ * (config.ts `HARNESS_NEEDS`: a clock, faults, crafted mail…), because the target lacks those
+ * and nothing else of what it needs, and it was skipped for exactly that (its `reason` is the
+ * one `selectCheck` gives, not a `--filter`, a profile's exclusion or a refusal at run time).
+ * Returns the harness needs it lacked, or undefined when certify refuses the skip. The one
+ * rule both the verdict (summary.ts) and the dry run's prediction (dry-run.ts) apply.
+ */
+export function harnessOnlySkip(
+  needs: readonly Need[],
+  reason: string | undefined,
+  offers: ReadonlySet<Need>,
+): Need[] | undefined {
+  const missing = needs.filter((need) => !offers.has(need));
+  if (missing.length === 0 || !missing.every((need) => HARNESS_NEEDS.has(need))) return undefined;
+  // 'certify' leaves nothing out, so this is the reason a worker gives for these needs.
+  const selection = selectCheck(needs, offers, 'certify');
+  return !selection.run && selection.reason === reason ? missing : undefined;
 }
