@@ -427,8 +427,13 @@ export interface components {
         };
         /** @description The multipart form of `POST /attachments` (§4.9). */
         UploadRequest: {
-            /** @description Exactly one non-empty file; its file name and media type are kept. */
-            file: string;
+            /**
+             * @description Exactly one non-empty file; its file name and media type are kept. A file part is
+             *     bytes, not a JSON value, so the schema names no `type` (OpenAPI 3.1 describes binary
+             *     content by `contentMediaType`): a generated client (openapi-typescript) then takes a
+             *     `Blob` or `File` here without a cast, and a body serializer puts it in a `FormData`.
+             */
+            file: unknown;
         };
         /** @description Template variables (§2.6): a flat map of name to string, number or boolean. `email` and `unsubscribe_url` are reserved (D-24). */
         Variables: {
@@ -462,10 +467,12 @@ export interface components {
         /** @description The body of `POST /emails/{emailId}/reply` (§4.7, D-22). */
         ReplyRequest: {
             /**
-             * @description Also reply to every original recipient except the replying mailbox.
-             * @default false
+             * @description Also reply to every original recipient except the replying mailbox. Optional: when
+             *     omitted it is false (§4.7). Stated here rather than as a `default` keyword, which
+             *     code generators (openapi-typescript's default settings) turn into a required
+             *     property.
              */
-            replyAll: boolean;
+            replyAll?: boolean;
             /** @description Additional Cc recipients. */
             cc?: string[];
             /** @description Bcc recipients. */
@@ -1099,10 +1106,12 @@ export interface operations {
             path: {
                 /**
                  * @description The email's opaque ID. At most 128 code points; a longer one is refused with 400
-                 *     `invalid_field` (D-52).
-                 * @example 01JD8Z3Q4T5V6W7X8Y9Z0A1B2C
+                 *     `invalid_field` (D-52). The example is a demo spam email, not the email the other
+                 *     examples act on, so replaying every example in order deletes nothing a later one
+                 *     needs.
+                 * @example 01JD8Z2A3B4C5D6E7F8G9H0J1K
                  */
-                emailId: components["parameters"]["EmailId"];
+                emailId: string;
             };
             cookie?: never;
         };

@@ -24,6 +24,7 @@
 //   to its cc, a mailbox of the same owner), `webhook.test` after a test from the control plane.
 // - Every example of the document must be exercised: one without a scenario fails its test.
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../emulator/src/spec.ts';
 import { Bindings, differences, type CompareOptions } from './spec-examples/compare.ts';
@@ -43,7 +44,7 @@ import {
   type Scenario,
   type SendExample,
 } from './spec-examples/scenarios.ts';
-import { createWorld, DEMO_WEBHOOK, type World } from './spec-examples/world.ts';
+import { createWorld, DEMO_PATH, DEMO_WEBHOOK, type World } from './spec-examples/world.ts';
 
 const spec = loadSpec();
 const operations = operationsOf(spec);
@@ -132,6 +133,7 @@ async function preparedWorld(): Promise<{ world: World; uploaded: Response }> {
     unknown
   >;
   world.bindings.bind(String(exampleEmail.id), String(detail.id));
+  world.exampleEmailId = String(detail.id);
   world.bindings.bind(String(exampleEmail.messageId), String(detail.messageId));
   const attachments = (detail.attachments ?? []) as { id: string }[];
   ((exampleEmail.attachments ?? []) as JsonObject[]).forEach((a, i) =>
@@ -370,13 +372,58 @@ describe('the examples are complete and consistent', () => {
     );
   });
 
-  it('gives every emailId the id of the email the getEmail example shows', () => {
-    const ids = apiOperations.flatMap((op) =>
+  it('names only ids the demo data fixes: every emailId, attachmentId and attachmentIds entry', () => {
+    const demo = JSON.parse(readFileSync(DEMO_PATH, 'utf8')) as {
+      emails: { id?: string; attachments?: { id?: string }[] }[];
+      uploads?: { id?: string }[];
+    };
+    const fixed = new Set(
+      [
+        ...demo.emails.flatMap((e) => [e.id, ...(e.attachments ?? []).map((a) => a.id)]),
+        ...(demo.uploads ?? []).map((u) => u.id),
+      ].filter((id) => id !== undefined),
+    );
+    const named = apiOperations.flatMap((op) => [
+      ...op.parameters
+        .filter((p) => p.name === 'emailId' || p.name === 'attachmentId')
+        .flatMap((p) => p.examples.map((e) => String(e.value))),
+      ...op.requestExamples.flatMap((e) =>
+        ((asRecord(e.value).attachmentIds ?? []) as Json[]).map(String),
+      ),
+    ]);
+    expect(named.length).toBeGreaterThan(0);
+    expect(named.filter((id) => !fixed.has(id))).toEqual([]);
+    // Every operation on an email acts on the getEmail example's, except the delete example,
+    // which removes another demo email so that a replay in order still finds this one.
+    const emailIds = apiOperations.flatMap((op) =>
       op.parameters
-        .filter((p) => p.name === 'emailId')
+        .filter((p) => p.name === 'emailId' && op.operationId !== 'deleteEmail')
         .flatMap((p) => p.examples.map((e) => e.value)),
     );
-    expect(new Set(ids)).toEqual(new Set([exampleEmail.id]));
+    expect(new Set(emailIds)).toEqual(new Set([exampleEmail.id]));
+  });
+});
+
+describe('the examples work as written on the demo data (example-driven tools such as Dredd)', () => {
+  it('answers every documented success request, replayed in document order on one emulator with the ids as written, with its documented status', async () => {
+    const world = await createWorld(spec); // no bindings: every value is sent as the spec shows it
+    const answered: string[] = [];
+    const wrong: string[] = [];
+    for (const op of apiOperations) {
+      const success = successOf(op);
+      for (const request of pairedRequests(op)) {
+        const answer = await sendRequest(world, op, request);
+        const name = `${op.operationId}${request.name === undefined ? '' : ` ${request.name}`}`;
+        answered.push(`${name} ${answer.status}`);
+        if (String(answer.status) !== success.status) {
+          wrong.push(
+            `${name}: documented ${success.status}, answered ${answer.status}: ${await answer.text()}`,
+          );
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+    expect(answered.length).toBeGreaterThanOrEqual(apiOperations.length);
   });
 });
 

@@ -70,6 +70,17 @@ type MessageContent = Pick<
   messageId: string | undefined;
 };
 
+/**
+ * IDs a fixture fixes instead of letting the emulator mint them, so the spec's examples name
+ * demo mail that exists (issue 27 item 9). Each must be unused; the API never sets them.
+ */
+export interface FixedIds {
+  /** The email's id. */
+  id?: string;
+  /** Attachment ids by position; a missing entry is minted. */
+  attachmentIds?: (string | undefined)[];
+}
+
 /** A raw message parsed by `InboundService.parseRaw`, not yet delivered anywhere. */
 export interface ParsedMessage {
   content: MessageContent;
@@ -90,7 +101,7 @@ export class InboundService {
     private readonly onDelivered: (email: Email) => void = () => {},
   ) {}
 
-  injectJson(input: InboundEmail): Email {
+  injectJson(input: InboundEmail, fixed: FixedIds = {}): Email {
     const addresses = (list: unknown, field: string): Address[] => {
       if (list === undefined) return [];
       if (!Array.isArray(list))
@@ -109,7 +120,7 @@ export class InboundService {
           `${field}.contentBase64`,
         );
       return {
-        id: this.ids.uuid(),
+        id: fixed.attachmentIds?.[i] ?? this.ids.uuid(),
         name: requireText(a.name, `${field}.name`, 255),
         contentType:
           a.contentType === undefined
@@ -150,6 +161,8 @@ export class InboundService {
           references,
         },
         attachments,
+        undefined,
+        fixed,
       ),
     );
   }
@@ -213,11 +226,38 @@ export class InboundService {
    * The synchronous half of `injectRaw`: delivers a message `parseRaw` returned, in one
    * transaction (nested in the caller's, if any). Attachment IDs are made here, per delivery.
    */
-  deliverParsed(message: ParsedMessage, placement: Placement): Email {
-    const attachments = message.attachments.map((a) => ({ id: this.ids.uuid(), ...a }));
+  deliverParsed(message: ParsedMessage, placement: Placement, fixed: FixedIds = {}): Email {
+    const attachments = message.attachments.map((a, i) => ({
+      id: fixed.attachmentIds?.[i] ?? this.ids.uuid(),
+      ...a,
+    }));
     return this.store.transaction(() =>
-      this.deliver(placement, message.content, attachments, message.raw),
+      this.deliver(placement, message.content, attachments, message.raw, fixed),
     );
+  }
+
+  /** A fixed id must name nothing yet: an email, or an attachment or upload (they share `GET /attachments/{id}`). */
+  private refuseTaken(fixed: FixedIds): void {
+    if (fixed.id !== undefined && this.store.emails.get(fixed.id) !== undefined) {
+      throw new ApiError(
+        'invalid_field',
+        `An email ${quoteForMessage(fixed.id)} exists already.`,
+        'id',
+      );
+    }
+    for (const [i, id] of (fixed.attachmentIds ?? []).entries()) {
+      if (id === undefined) continue;
+      if (
+        this.store.emails.attachment(id) !== undefined ||
+        this.store.uploads.get(id) !== undefined
+      ) {
+        throw new ApiError(
+          'invalid_field',
+          `An attachment or upload ${quoteForMessage(id)} exists already.`,
+          `attachments[${i}].id`,
+        );
+      }
+    }
   }
 
   private deliver(
@@ -225,6 +265,7 @@ export class InboundService {
     content: MessageContent,
     attachments: NewAttachment[],
     raw?: Uint8Array,
+    fixed: FixedIds = {},
   ): Email {
     const mailbox = this.store.directory.getMailbox(
       requireText(placement.mailbox, 'mailbox', 254).toLowerCase(),
@@ -261,7 +302,8 @@ export class InboundService {
         'receivedAt',
       );
     }
-    const id = this.ids.emailId(now);
+    this.refuseTaken(fixed);
+    const id = fixed.id ?? this.ids.emailId(now);
     const email: Email = {
       id,
       mailbox: mailbox.address,

@@ -32,10 +32,22 @@ export class UploadService implements AttachmentSource {
     private readonly ids: Ids,
   ) {}
 
-  create(ownerId: string, file: IncomingFile): Upload {
+  /** `fixedId` is for fixtures only (the upload the spec's examples attach); it must be unused. */
+  create(ownerId: string, file: IncomingFile, fixedId?: string): Upload {
+    if (
+      fixedId !== undefined &&
+      (this.store.uploads.get(fixedId) !== undefined ||
+        this.store.emails.attachment(fixedId) !== undefined)
+    ) {
+      throw new ApiError(
+        'invalid_field',
+        `An attachment or upload ${quoteForMessage(fixedId)} exists already.`,
+        'id',
+      );
+    }
     return this.store.uploads.create(
       {
-        id: this.ids.uuid(),
+        id: fixedId ?? this.ids.uuid(),
         ownerId,
         name: file.name,
         contentType: file.contentType,

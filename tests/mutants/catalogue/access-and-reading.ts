@@ -263,9 +263,9 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: '4.9-R3',
     bug: 'uploads are capped at the 5 MiB message limit, so a 6 MiB upload is refused',
     file: 'emulator/src/services/upload-service.ts',
-    find: `  create(ownerId: string, file: IncomingFile): Upload {
+    find: `  create(ownerId: string, file: IncomingFile, fixedId?: string): Upload {
 `,
-    replace: `  create(ownerId: string, file: IncomingFile): Upload {
+    replace: `  create(ownerId: string, file: IncomingFile, fixedId?: string): Upload {
     if (file.bytes.length > 5 * 1024 * 1024)
       throw new ApiError('attachments_too_large', 'An upload may hold at most 5 MiB.', 'file');
 `,

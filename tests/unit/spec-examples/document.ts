@@ -119,14 +119,20 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
           ...((op.parameters as unknown[] | undefined) ?? []).map(
             (p, i) => [p, `${opAt}/parameters/${i}`] as const,
           ),
-        ].map(([raw, at]) => {
-          const [parameter, pAt] = resolve(doc, raw, at);
-          return {
-            name: String(parameter.name),
-            in: String(parameter.in),
-            examples: examplesOf(doc, parameter, pAt),
-          };
-        });
+        ]
+          .map(([raw, at]) => {
+            const [parameter, pAt] = resolve(doc, raw, at);
+            return {
+              name: String(parameter.name),
+              in: String(parameter.in),
+              examples: examplesOf(doc, parameter, pAt),
+            };
+          })
+          // An operation's own parameter overrides the path item's of the same name and place.
+          .filter(
+            (p, i, all) =>
+              !all.slice(i + 1).some((later) => later.name === p.name && later.in === p.in),
+          );
         let requestMediaType: string | undefined;
         let requestExamples: Example[] = [];
         if (op.requestBody !== undefined) {

@@ -52,18 +52,20 @@ function armFault(status: number | undefined): Scenario['run'] {
   };
 }
 
-/** The email the examples act on, deleted first: every operation on its id answers 404. */
+/**
+ * The email the examples act on (the getEmail example's), deleted first; then the documented
+ * request is sent for it, so every operation on its id answers the 404 example. (The delete
+ * example itself names another demo email: replayed in order, it leaves this one in place.)
+ */
 const deletedFirst: Scenario = {
-  when: 'the example email is deleted, then the documented request is sent',
+  when: 'the example email is deleted, then the documented request is sent for it',
   run: async (world, op, send) => {
-    const placeholder = op.parameters.find((p) => p.name === 'emailId')?.examples[0]?.value;
-    const id = world.bindings.get(String(placeholder));
-    if (id === undefined)
-      throw new Error(`${op.operationId} has no emailId example bound to a demo email`);
+    const id = world.exampleEmailId;
+    if (id === undefined) throw new Error('the world has no example email bound');
     const deleted = await world.api('DELETE', `/emails/${encodeURIComponent(id)}`);
     if (deleted.status !== 204)
       throw new Error(`deleting the example email answered ${deleted.status}`);
-    return send(world, op);
+    return send(world, op, { pathParams: { emailId: id } });
   },
 };
 

@@ -63,6 +63,8 @@ export interface World {
   bindings: Bindings;
   /** Webhook deliveries the emulator sent, in order. */
   deliveries: Delivery[];
+  /** The real id of the email the examples act on (the getEmail example's), once bound. */
+  exampleEmailId?: string;
   /** Unexpected errors the emulator logged (a sabotaged store logs one). */
   logged: unknown[];
   /** A request to the API under /openapi/v1. */
