@@ -1,20 +1,31 @@
 // SMTP ingress (issue 17 item 2), driven by nodemailer as a real SMTP client over loopback.
 import { execFile, spawnSync } from 'node:child_process';
+import net from 'node:net';
 import { promisify } from 'node:util';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import nodemailer from 'nodemailer';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createServices, defaultDeps } from '../app.ts';
 import { emailDetail } from '../domain/email-view.ts';
-import { startSmtpIngress, type SmtpIngress, type SmtpOutcome } from './smtp-ingress.ts';
+import {
+  startSmtpIngress,
+  type SmtpIngress,
+  type SmtpIngressDeps,
+  type SmtpOutcome,
+} from './smtp-ingress.ts';
 
 const started: SmtpIngress[] = [];
+const sockets: net.Socket[] = [];
 afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
   for (const ingress of started.splice(0)) await ingress.close();
 });
 
 /** An emulator with two mailboxes and a webhook, and its SMTP ingress on a free port. */
-async function world(maxMessageBytes = 1024 * 1024) {
+async function world(
+  maxMessageBytes = 1024 * 1024,
+  more: Pick<SmtpIngressDeps, 'limits' | 'onHeld'> = {},
+) {
   const deps = defaultDeps({ logError: () => {}, connector: async () => ({ status: 200 }) });
   const services = createServices(deps);
   const owner = services.directory.createOwner({ name: 'Acme' });
@@ -34,6 +45,7 @@ async function world(maxMessageBytes = 1024 * 1024) {
       inbound: services.inbound,
       maxMessageBytes,
       onMessage: (o) => outcomes.push(o),
+      ...more,
     },
     '127.0.0.1',
     0,
@@ -51,6 +63,64 @@ async function world(maxMessageBytes = 1024 * 1024) {
       .emails.map((e) => deps.store.emails.get(e.id)!);
   return { deps, services, ingress, transport, inbox, outcomes, webhook };
 }
+
+/**
+ * A bare SMTP client on a socket, to do what no well-behaved client library does: send a message
+ * without `SIZE=`, trickle bytes, hold connections open. `reply()` is the next final reply line.
+ */
+function rawClient(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  sockets.push(socket);
+  const lines: string[] = [];
+  const waiting: ((line: string) => void)[] = [];
+  let partial = '';
+  let closed = false;
+  socket.setEncoding('utf8');
+  socket.on('data', (text: string) => {
+    const parts = (partial + text).split('\r\n');
+    partial = parts.pop()!;
+    for (const line of parts.filter((l) => /^\d{3} /.test(l))) {
+      const next = waiting.shift();
+      if (next) next(line);
+      else lines.push(line);
+    }
+  });
+  socket.on('error', () => {});
+  const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  void ended.then(() => {
+    closed = true;
+    for (const next of waiting.splice(0)) next('(closed)');
+  });
+  const reply = () =>
+    new Promise<string>((resolve) => {
+      const line = lines.shift();
+      if (line !== undefined) resolve(line);
+      else if (closed) resolve('(closed)');
+      else waiting.push(resolve);
+    });
+  const command = async (line: string) => {
+    socket.write(`${line}\r\n`);
+    return reply();
+  };
+  /** Writes, waiting for the socket to drain as a real client would; false once it closed. */
+  const write = async (data: string | Buffer) => {
+    if (socket.destroyed || socket.writableEnded) return false;
+    if (!socket.write(data)) await new Promise((resolve) => socket.once('drain', resolve));
+    return true;
+  };
+  return { socket, reply, command, write, ended, isClosed: () => closed };
+}
+
+/** Greeting, EHLO, MAIL FROM without SIZE=, RCPT and DATA: the client is in the DATA phase. */
+async function openData(client: ReturnType<typeof rawClient>, to = 'alice@acme.test') {
+  expect(await client.reply()).toMatch(/^220 /);
+  expect(await client.command('EHLO client.test')).toMatch(/^250 /);
+  expect(await client.command('MAIL FROM:<carol@partner.test>')).toMatch(/^250 /);
+  expect(await client.command(`RCPT TO:<${to}>`)).toMatch(/^250 /);
+  expect(await client.command('DATA')).toMatch(/^354 /);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const RAW_MESSAGE = () =>
   new MailComposer({
@@ -157,5 +227,89 @@ describe('SMTP ingress', () => {
     const [email] = inbox('bob@acme.test');
     expect(email?.subject).toBe('From swaks');
     expect(email?.text?.trim()).toBe('Sent by swaks.');
+  });
+});
+
+describe('SMTP ingress limits (issue 27 items 2 and 3)', () => {
+  it('counts but does not keep a message over the limit sent without SIZE=, answers 552 at the end and takes the next message', async () => {
+    const limit = 64 * 1024;
+    const held: number[] = [];
+    const { deps, ingress, inbox, outcomes } = await world(limit, {
+      onHeld: (bytes) => held.push(bytes),
+    });
+    const client = rawClient(ingress.port);
+    await openData(client);
+    const line = Buffer.from(`${'x'.repeat(998)}\r\n`);
+    const chunk = Buffer.concat(Array.from({ length: 64 }, () => line)); // 64,000 bytes
+    await client.write('Subject: too big\r\n\r\n');
+    const total = 5 * 1024 * 1024;
+    for (let sent = 0; sent < total; sent += chunk.length) await client.write(chunk);
+    expect(await client.command('.')).toMatch(/^552 5\.3\.4 /);
+    const most = Math.max(...held);
+    console.log(`held at most ${most} bytes of a ${total}-byte message (limit ${limit})`);
+    expect(held.length).toBeGreaterThan(10);
+    expect(most).toBeGreaterThan(0);
+    expect(most).toBeLessThanOrEqual(limit);
+    expect(outcomes[0]?.refused?.code).toBe(552);
+    expect(outcomes[0]?.bytes).toBeGreaterThan(total);
+    expect(deps.store.emails.count()).toBe(0);
+    // The stream was drained to its end: the same connection goes on with the next message.
+    expect(await client.command('MAIL FROM:<carol@partner.test>')).toMatch(/^250 /);
+    expect(await client.command('RCPT TO:<alice@acme.test>')).toMatch(/^250 /);
+    expect(await client.command('DATA')).toMatch(/^354 /);
+    await client.write('From: carol@partner.test\r\nSubject: small\r\n\r\nHello\r\n');
+    expect(await client.command('.')).toMatch(/^250 /);
+    expect(inbox('alice@acme.test').map((e) => e.subject)).toEqual(['small']);
+  });
+
+  it('closes a DATA phase that trickles a byte at a time with 421 4.4.2 at its deadline', async () => {
+    const { ingress, outcomes } = await world(1024 * 1024, { limits: { dataTimeoutMs: 300 } });
+    const client = rawClient(ingress.port);
+    await openData(client);
+    const start = performance.now();
+    const closing = client.reply();
+    // One byte every 50 ms keeps the idle timeout (60 s) from ever firing; give up after 5 s.
+    while (!client.isClosed() && performance.now() - start < 5_000) {
+      await client.write('x');
+      await sleep(50);
+    }
+    const elapsed = performance.now() - start;
+    console.log(`DATA deadline 300 ms: closed after ${Math.round(elapsed)} ms`);
+    expect(client.isClosed(), 'the connection is still open after 5 s of trickling').toBe(true);
+    expect(await closing).toMatch(/^421 4\.4\.2 DATA took longer than 300 ms/);
+    expect(outcomes.map((o) => o.refused?.code)).toEqual([421]);
+  });
+
+  it('closes a session that keeps talking past its deadline with 421 4.4.2', async () => {
+    const { ingress } = await world(1024 * 1024, { limits: { sessionTimeoutMs: 300 } });
+    const client = rawClient(ingress.port);
+    expect(await client.reply()).toMatch(/^220 /);
+    const start = performance.now();
+    let last = '';
+    // A NOOP every 50 ms: never idle, never in DATA.
+    while (!/^421/.test(last) && last !== '(closed)' && performance.now() - start < 5_000) {
+      last = await client.command('NOOP');
+      await sleep(50);
+    }
+    console.log(
+      `session deadline 300 ms: closed after ${Math.round(performance.now() - start)} ms`,
+    );
+    expect(last).toMatch(/^421 4\.4\.2 The session took longer than 300 ms/);
+    await client.ended;
+  });
+
+  it('refuses a connection beyond maxClients with 421 and takes one again once a slot is free', async () => {
+    const { ingress } = await world(1024 * 1024, { limits: { maxClients: 2 } });
+    const first = rawClient(ingress.port);
+    const second = rawClient(ingress.port);
+    expect(await first.reply()).toMatch(/^220 /);
+    expect(await second.reply()).toMatch(/^220 /);
+    const third = rawClient(ingress.port);
+    expect(await third.reply()).toMatch(/^421 .*Too many connected clients/);
+    await third.ended;
+    expect(await first.command('QUIT')).toMatch(/^221 /);
+    await first.ended;
+    const fourth = rawClient(ingress.port);
+    expect(await fourth.reply()).toMatch(/^220 /);
   });
 });

@@ -1,7 +1,13 @@
-import { SMTPServer, type SMTPServerAddress, type SMTPServerDataStream } from 'smtp-server';
+import {
+  SMTPServer,
+  type SMTPServerAddress,
+  type SMTPServerDataStream,
+  type SMTPServerSession,
+} from 'smtp-server';
 import type { Email } from '../domain/types.ts';
 import type { InboundService } from '../services/inbound-service.ts';
 import type { Store } from '../store/store.ts';
+import { DEFAULT_SMTP_LIMITS, type SmtpLimits } from './smtp-limits.ts';
 
 /** What the SMTP ingress needs of the emulator: who has a mailbox, and how mail arrives. */
 export interface SmtpIngressDeps {
@@ -12,8 +18,12 @@ export interface SmtpIngressDeps {
    * SMTP accepts is one `POST /_mailtwin/v1/inbound` would accept too.
    */
   maxMessageBytes: number;
+  /** Connections at once and deadlines; each one left out takes its default. */
+  limits?: Partial<SmtpLimits>;
   /** Told of each message taken or refused, for the request log. */
   onMessage?: (outcome: SmtpOutcome) => void;
+  /** Told the bytes of the message in progress the ingress holds, after each chunk (tests). */
+  onHeld?: (bytes: number) => void;
 }
 
 /** One message handed over by SMTP: where it went, or why it was refused. */
@@ -42,7 +52,10 @@ function smtpError(code: number, text: string): Error {
  * `POST /_mailtwin/v1/inbound` with `message/rfc822` would deliver it (parsed by mailparser,
  * attachments kept, `email.received` webhooks fired).
  * - An unknown recipient is refused at RCPT with 550 5.1.1; the known ones still get the mail.
- * - A message over the limit is refused with 552 5.3.4 (the limit is announced with SIZE).
+ * - A message over the limit is refused with 552 5.3.4 (the limit is announced with SIZE). One
+ *   sent without `SIZE=` is read to its end but only counted once past the limit, never kept.
+ * - At most `maxClients` connections at once; a DATA phase or a session past its deadline gets
+ *   421 4.4.2 and is closed (a trickle of bytes defeats the idle timeout alone).
  * - No AUTH and no STARTTLS: a local test tool, reached on loopback.
  */
 export async function startSmtpIngress(
@@ -50,13 +63,39 @@ export async function startSmtpIngress(
   host: string,
   port: number,
 ): Promise<SmtpIngress> {
-  const server = new SMTPServer({
+  const limits = { ...DEFAULT_SMTP_LIMITS, ...deps.limits };
+  const sessionDeadlines = new Map<string, NodeJS.Timeout>();
+  /** Answers 421 and closes the connection of a session (smtp-server's own way to end one). */
+  const closeSession = (session: SMTPServerSession, text: string) => {
+    for (const connection of server.connections)
+      if (connection.session === session) connection.send(421, text);
+  };
+  const server: SMTPServer = new SMTPServer({
     name: 'mailtwin',
     banner: 'mailtwin emulator: mail for its mailboxes only',
     authOptional: true,
     disabledCommands: ['AUTH', 'STARTTLS'],
     size: deps.maxMessageBytes,
+    maxClients: limits.maxClients,
+    socketTimeout: limits.idleTimeoutMs,
+    closeTimeout: limits.closeGraceMs,
     logger: false,
+    onConnect(session, callback) {
+      const deadline = setTimeout(
+        () =>
+          closeSession(
+            session,
+            `4.4.2 The session took longer than ${limits.sessionTimeoutMs} ms, closing`,
+          ),
+        limits.sessionTimeoutMs,
+      );
+      sessionDeadlines.set(session.id, deadline.unref());
+      callback();
+    },
+    onClose(session) {
+      clearTimeout(sessionDeadlines.get(session.id));
+      sessionDeadlines.delete(session.id);
+    },
     onRcptTo(address: SMTPServerAddress, _session, callback) {
       const mailbox = deps.store.directory.getMailbox(address.address.toLowerCase());
       if (mailbox === undefined)
@@ -65,16 +104,38 @@ export async function startSmtpIngress(
     },
     onData(stream: SMTPServerDataStream, session, callback) {
       const from = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      const message = new BoundedMessage(deps.maxMessageBytes);
+      const deadline = setTimeout(() => {
+        const reason = `4.4.2 DATA took longer than ${limits.dataTimeoutMs} ms, closing`;
+        message.discard();
+        deps.onMessage?.({
+          from,
+          delivered: [],
+          refused: { code: 421, reason },
+          bytes: message.bytes,
+        });
+        closeSession(session, reason);
+      }, limits.dataTimeoutMs).unref();
+      stream.on('data', (chunk: Buffer) => {
+        message.add(chunk);
+        deps.onHeld?.(message.held);
+      });
+      // Ended, or destroyed because the connection closed (a deadline, a client hanging up).
+      stream.on('close', () => clearTimeout(deadline));
       stream.on('end', () => {
-        const raw = Buffer.concat(chunks);
+        clearTimeout(deadline);
         const refuse = (code: number, reason: string) => {
-          deps.onMessage?.({ from, delivered: [], refused: { code, reason }, bytes: raw.length });
+          deps.onMessage?.({
+            from,
+            delivered: [],
+            refused: { code, reason },
+            bytes: message.bytes,
+          });
           callback(smtpError(code, reason));
         };
-        if (stream.sizeExceeded)
+        if (message.exceeded || stream.sizeExceeded)
           return refuse(552, `5.3.4 Message exceeds the limit of ${deps.maxMessageBytes} bytes`);
+        const raw = message.take();
         const recipients = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
         deliverToAll(deps.inbound, raw, [...new Set(recipients)]).then(
           (delivered) => {
@@ -101,8 +162,47 @@ export async function startSmtpIngress(
   return {
     port: bound,
     url: `smtp://${shownHost}:${bound}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const deadline of sessionDeadlines.values()) clearTimeout(deadline);
+        sessionDeadlines.clear();
+        server.close(() => resolve());
+      }),
   };
+}
+
+/**
+ * The message in progress: kept whole while within the limit, then only counted, so a client
+ * that sends more than it may (without announcing `SIZE=`) costs at most the limit in memory.
+ */
+class BoundedMessage {
+  /** Bytes received so far, kept or not. */
+  bytes = 0;
+  /** Bytes kept. */
+  held = 0;
+  private chunks: Buffer[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  get exceeded(): boolean {
+    return this.bytes > this.limit;
+  }
+
+  add(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.exceeded) return this.discard();
+    this.chunks.push(chunk);
+    this.held += chunk.length;
+  }
+
+  discard(): void {
+    this.chunks = [];
+    this.held = 0;
+  }
+
+  take(): Buffer {
+    return Buffer.concat(this.chunks, this.held);
+  }
 }
 
 /** Parses the message once and gives each recipient's mailbox its own copy (D-33: own ids). */
