@@ -4,6 +4,7 @@ import { DEFAULT_MAX_REQUEST_BYTES } from './cli-options.ts';
 import { ControllableClock } from './clock.ts';
 import { ApiError, quoteForMessage, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
+import { hostCheck, type HostPolicy } from './http/host-check.ts';
 import { AccessByRequest } from './http/request-access.ts';
 import { requestBodyLimit } from './http/request-body-limit.ts';
 import { ResponseCache } from './http/response-cache.ts';
@@ -48,6 +49,11 @@ export interface AppDeps {
   /** The bearer token of the control plane (/_mailtwin/v1). */
   controlToken: string;
   maxRequestBytes: number;
+  /**
+   * D-66: which `Host` names are served (`--host`, `--allowed-hosts`); loopback names and IP
+   * literals always are. Defaults to none beyond those.
+   */
+  hosts: HostPolicy;
   /** How webhook deliveries reach the network; tests inject their own. */
   connector: Connector;
   /** How webhook host names resolve; tests inject their own, so nothing leaves loopback. */
@@ -77,6 +83,7 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     ids: overrides.ids ?? cryptoIds,
     controlToken: overrides.controlToken ?? `mt_${randomBytes(24).toString('base64url')}`,
     maxRequestBytes: overrides.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
+    hosts: overrides.hosts ?? { allowed: [] },
     connector: overrides.connector ?? httpConnector,
     resolver: overrides.resolver ?? systemResolver,
     allowLoopbackWebhooks: overrides.allowLoopbackWebhooks ?? false,
@@ -189,6 +196,9 @@ export function createApp(
     },
   });
 
+  // First, on every path (API, control plane, dashboard, docs, spec, /content, unknown ones):
+  // a page that rebinds its DNS name to this machine gets nothing (D-66).
+  app.use('*', hostCheck(deps.hosts));
   app.route('/openapi', docsRoutes(deps.spec));
 
   const api = new Hono<ApiEnv>();

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
+import ipaddr from 'ipaddr.js';
 import type { Services } from './app.ts';
 import { signInUrl } from './dashboard/session.ts';
 import type { ServeOptions } from './cli-options.ts';
@@ -75,6 +76,41 @@ export async function recoverSecrets(
     apiKey: keys.find((k) => k.id === firstKey?.id)?.secret,
     webhookSecret: hooks.find((w) => w.id === firstWebhook?.id)?.secret,
   };
+}
+
+/** Whether `--host` keeps the emulator to this machine: `localhost` or a loopback address. */
+export function isLoopbackHost(host: string): boolean {
+  const name = host
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return true;
+  if (!ipaddr.isValid(name)) return false;
+  const address = ipaddr.process(name);
+  return address.range() === 'loopback';
+}
+
+/**
+ * The banner's warnings (D-66): a `--host` beyond loopback lets other machines use the
+ * emulator with the published demo key and see its mail; `--allowed-hosts all` lets any web
+ * page open in a browser here do so by DNS rebinding.
+ */
+function exposureWarnings(options: ServeOptions, label: string, demoKey: boolean): string[] {
+  const warnings: string[] = [];
+  if (!isLoopbackHost(options.host)) {
+    const where = ['0.0.0.0', '::', '[::]'].includes(options.host)
+      ? 'every network this machine is on'
+      : `whoever can reach ${options.host}`;
+    warnings.push(
+      `--host ${options.host} exposes the emulator to ${where}: its API${demoKey ? ' (with the published demo key)' : ''}, its mail and its dashboard; keep it on 127.0.0.1 unless that is meant`,
+    );
+  }
+  if (options.allowedHosts === 'all') {
+    warnings.push(
+      '--allowed-hosts all: every Host is answered, so any web page open in a browser on this machine can read, send and delete its mail by DNS rebinding',
+    );
+  }
+  return warnings.map((warning, i) => `${i === 0 ? label : ' '.repeat(label.length)}${warning}`);
 }
 
 function plural(count: number, one: string, many = `${one}s`): string {
@@ -171,6 +207,7 @@ export function banner(input: {
       `${label('Delivered')}${demo.event} "${demo.subject ?? ''}" to the sink, ${verdict} (GET ${controlUrl}/sink)`,
     );
   }
+  lines.push(...exposureWarnings(options, label('Warning'), secrets.apiKey !== undefined));
   if (options.allowLoopbackWebhooks) {
     lines.push(
       `${label('Note')}webhook targets on loopback are allowed (--allow-loopback-webhooks)`,

@@ -18,6 +18,7 @@ function options(argv: string[], cwd?: string): ServeOptions {
 const DEFAULTS = {
   port: 4025,
   host: '127.0.0.1',
+  allowedHosts: [],
   db: null,
   fixtures: DEFAULT_FIXTURES,
   controlToken: undefined,
@@ -127,6 +128,7 @@ describe('mailtwin serve options', () => {
     for (const flag of [
       '--port',
       '--host',
+      '--allowed-hosts',
       '--db',
       '--fixtures',
       '--no-demo',
@@ -141,6 +143,32 @@ describe('mailtwin serve options', () => {
       expect(SERVE_HELP).toContain(flag);
     }
   });
+});
+
+describe('--allowed-hosts (D-66)', () => {
+  it('serves no extra name by default; takes names comma-separated or repeated, lower case, once each', () => {
+    expect(options([]).allowedHosts).toEqual([]);
+    expect(
+      options(['--allowed-hosts', 'Mail.test,.dev.test', '--allowed-hosts', 'mail.test,[::1]'])
+        .allowedHosts,
+    ).toEqual(['mail.test', '.dev.test', '[::1]']);
+  });
+
+  it.each(['all', 'true'])('turns the check off with %s, alone', (value) => {
+    expect(options(['--allowed-hosts', value]).allowedHosts).toBe('all');
+    expect(() => options(['--allowed-hosts', `${value},mail.test`])).toThrow(
+      '--allowed-hosts all (or true) cannot be combined with host names',
+    );
+  });
+
+  it.each(['', 'a b.test', 'http://mail.test', 'mail.test:4025', 'a..test', 'user@mail.test'])(
+    'refuses %j with a reason',
+    (value) => {
+      expect(() => options([`--allowed-hosts=${value}`])).toThrow(
+        /^--allowed-hosts takes host names separated by commas/,
+      );
+    },
+  );
 });
 
 describe('--max-request-bytes (D-27)', () => {

@@ -1,7 +1,9 @@
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { parseArgs } from 'node:util';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from './domain/rate-limit.ts';
 import { MAX_DELIVERY_DELAY_MS } from './services/local-delivery.ts';
+import type { AllowedHosts } from './http/host-check.ts';
 import { packagePath } from './package-root.ts';
 
 /** The demo data `mailtwin serve` starts with unless told otherwise. */
@@ -11,6 +13,8 @@ export const DEFAULT_FIXTURES = packagePath('fixtures/demo.json');
 export interface ServeOptions {
   port: number;
   host: string;
+  /** D-66: `--allowed-hosts`, names served beside loopback and IP literals, or `'all'`. */
+  allowedHosts: AllowedHosts;
   /** A database file (absolute path), or null for an in-memory database. */
   db: string | null;
   /** The fixture file to load into an empty store (absolute path), or null with `--no-demo`. */
@@ -41,7 +45,15 @@ MAILTWIN_API_KEY, MAILTWIN_CONTROL_URL, MAILTWIN_CONTROL_TOKEN).
 
 Options:
   --port <n>                 TCP port (default 4025; 0 picks a free port, printed in the banner)
-  --host <addr>              Address to listen on (default 127.0.0.1)
+  --host <addr>              Address to listen on (default 127.0.0.1). Any other than a
+                             loopback address lets other machines reach the emulator, its demo
+                             key and its control plane: the banner warns
+  --allowed-hosts <names>    Host names to answer besides localhost, *.localhost, IP addresses
+                             and --host (comma-separated or repeated; .example.test allows it
+                             and every name under it). Requests naming another Host get 403
+                             host_not_allowed, so a web page cannot reach the emulator by DNS
+                             rebinding (D-66). all (or true) answers every Host: not safe while
+                             a browser runs on this machine
   --db <path>                Keep data in this SQLite file (default: in memory, lost on exit).
                              A file that already holds data is used as is; the demo is loaded
                              only into an empty store. The file is locked while the emulator runs
@@ -112,6 +124,7 @@ export function parseServeOptions(
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
+        'allowed-hosts': { type: 'string', multiple: true },
         db: { type: 'string' },
         fixtures: { type: 'string' },
         'no-demo': { type: 'boolean' },
@@ -146,6 +159,7 @@ export function parseServeOptions(
   return {
     port,
     host: requireValue('--host', values.host ?? '127.0.0.1'),
+    allowedHosts: parseAllowedHosts(values['allowed-hosts'] ?? []),
     db:
       values.db === undefined || values.db === ':memory:'
         ? null
@@ -186,6 +200,31 @@ function parseTimeout(raw: string): number {
     throw new UsageError(`--webhook-timeout-ms must be an integer from 1 to 9999999, got "${raw}"`);
   }
   return Number(raw);
+}
+
+/** A host name (or `.name`, for it and every name under it), an IP address, or a trailing dot. */
+const HOST_NAME =
+  /^\.?[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]*[a-z0-9_])?)*\.?$/i;
+
+/**
+ * `--allowed-hosts a.test,.b.test --allowed-hosts c.test`: the names together, lower case; `all`
+ * or `true` alone (as Vite's `server.allowedHosts: true`) turns the check off.
+ */
+export function parseAllowedHosts(raw: readonly string[]): AllowedHosts {
+  const names = raw.flatMap((value) => value.split(',')).map((name) => name.trim());
+  if (names.some((name) => name === 'all' || name === 'true')) {
+    if (names.length > 1)
+      throw new UsageError('--allowed-hosts all (or true) cannot be combined with host names');
+    return 'all';
+  }
+  for (const name of names) {
+    const ipv6 = name.replace(/^\[(.*)\]$/, '$1');
+    if (name === '' || ((name.length > 253 || !HOST_NAME.test(name)) && !ipaddr.IPv6.isValid(ipv6)))
+      throw new UsageError(
+        `--allowed-hosts takes host names separated by commas (e.g. mail.test,.dev.test), got "${name}"`,
+      );
+  }
+  return [...new Set(names.map((name) => name.toLowerCase()))];
 }
 
 function parseDeliveryDelay(raw: string): number {

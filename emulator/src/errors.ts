@@ -34,6 +34,7 @@ export const ERROR_STATUS = {
   invalid_api_key: 401,
   invalid_control_token: 401,
   invalid_signature: 401,
+  host_not_allowed: 403,
   mailbox_not_found: 404,
   email_not_found: 404,
   attachment_not_found: 404,

@@ -105,6 +105,7 @@ async function startServer(options: ServeOptions): Promise<void> {
       clock,
       controlToken: options.controlToken,
       maxRequestBytes: options.maxRequestBytes,
+      hosts: { allowed: options.allowedHosts, boundHost: options.host },
       allowLoopbackWebhooks: options.allowLoopbackWebhooks,
       webhookTimeoutMs: options.webhookTimeoutMs,
       rateLimit: options.rateLimit,

@@ -89,6 +89,8 @@ export function createTarget(config: TargetConfig): Target {
         resolver: receiverResolver,
         connector: receiverConnector,
         webhookTimeoutMs: IN_PROCESS_WEBHOOK_TIMEOUT_MS,
+        // Its made-up origin is a name, so it is served as `--allowed-hosts` would (D-66).
+        hosts: { allowed: [new URL(IN_PROCESS_ORIGIN).hostname] },
         logError: () => {},
       }),
     );

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 
+/** The made-up origin these tests call the app at, served as `--allowed-hosts mail.test` would. */
+const HOSTS = { allowed: ['mail.test'] };
+
 async function world() {
-  const deps = defaultDeps({ logError: () => {} });
+  const deps = defaultDeps({ logError: () => {}, hosts: HOSTS });
   const services = createServices(deps);
   const owner = services.directory.createOwner({ name: 'Acme' });
   for (const address of ['alice@acme.test', 'bob@acme.test']) {
@@ -132,7 +135,9 @@ describe('unsubscribe links across a restart (D-24)', () => {
     )?.[0];
     expect(url).toBeDefined();
     // A second app over the same data, as `mailtwin serve --db` builds after a restart.
-    const restarted = createApp(defaultDeps({ store: deps.store, logError: () => {} }));
+    const restarted = createApp(
+      defaultDeps({ store: deps.store, logError: () => {}, hosts: HOSTS }),
+    );
     const page = await restarted.request(url!);
     expect(page.status).toBe(200);
     expect(deps.store.directory.isSuppressed('carol@ext.test')).toBe(true);
