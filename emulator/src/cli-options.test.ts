@@ -29,6 +29,7 @@ const DEFAULTS = {
   deliveryDelayMs: 0,
   log: 'text',
   smtpPort: 2525,
+  smtpLimits: { maxClients: 20, dataTimeoutMs: 60_000, sessionTimeoutMs: 600_000 },
 };
 
 describe('mailtwin serve options', () => {
@@ -48,6 +49,31 @@ describe('mailtwin serve options', () => {
     );
     expect(() => options(['--smtp-port', '70000'])).toThrow(
       '--smtp-port must be an integer from 0 to 65535, got "70000"',
+    );
+  });
+
+  it('takes the SMTP limits: connections at once, DATA and session deadlines (issue 27)', () => {
+    expect(
+      options([
+        '--smtp-max-clients',
+        '5',
+        '--smtp-data-timeout-ms',
+        '300',
+        '--smtp-session-timeout-ms',
+        '2000',
+      ]).smtpLimits,
+    ).toEqual({ maxClients: 5, dataTimeoutMs: 300, sessionTimeoutMs: 2000 });
+    expect(() => options(['--smtp-max-clients', '0'])).toThrow(
+      '--smtp-max-clients must be an integer from 1 to 10000, got "0"',
+    );
+    expect(() => options(['--smtp-data-timeout-ms', '1e3'])).toThrow(
+      '--smtp-data-timeout-ms must be an integer from 1 to 86400000, got "1e3"',
+    );
+    expect(() => options(['--smtp-session-timeout-ms', '86400001'])).toThrow(
+      '--smtp-session-timeout-ms must be an integer from 1 to 86400000',
+    );
+    expect(() => options(['--no-smtp', '--smtp-max-clients', '5'])).toThrow(
+      '--no-smtp and --smtp-max-clients cannot be used together',
     );
   });
 
@@ -138,6 +164,11 @@ describe('mailtwin serve options', () => {
       '--webhook-timeout-ms',
       '--rate-limit',
       '--delivery-delay-ms',
+      '--smtp-port',
+      '--smtp-max-clients',
+      '--smtp-data-timeout-ms',
+      '--smtp-session-timeout-ms',
+      '--no-smtp',
       '--help',
     ]) {
       expect(SERVE_HELP).toContain(flag);

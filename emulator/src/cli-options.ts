@@ -3,6 +3,7 @@ import ipaddr from 'ipaddr.js';
 import { parseArgs } from 'node:util';
 import { RATE_LIMIT_BOUNDS, type RateLimit } from './domain/rate-limit.ts';
 import { MAX_DELIVERY_DELAY_MS } from './services/local-delivery.ts';
+import { DEFAULT_SMTP_LIMITS, type SmtpLimits } from './smtp/smtp-limits.ts';
 import type { AllowedHosts } from './http/host-check.ts';
 import { packagePath } from './package-root.ts';
 
@@ -35,6 +36,8 @@ export interface ServeOptions {
   log: 'text' | 'json' | null;
   /** The SMTP ingress's port (0: a free one), or null with `--no-smtp`. */
   smtpPort: number | null;
+  /** The SMTP ingress's connections at once and deadlines (issue 27). */
+  smtpLimits: Pick<SmtpLimits, 'maxClients' | 'dataTimeoutMs' | 'sessionTimeoutMs'>;
 }
 
 export const SERVE_HELP = `Usage: mailtwin serve [options]
@@ -83,7 +86,15 @@ Options:
                              (default 2525; 0 picks a free one, as does --port 0 unless
                              --smtp-port is given), printed as MAILTWIN_SMTP_URL. It arrives as
                              the control plane's inbound mail does; an unknown recipient gets
-                             550 5.1.1, a message over --max-request-bytes 552
+                             550 5.1.1, a message over --max-request-bytes 552 (one sent
+                             without SIZE= is read to its end but not kept)
+  --smtp-max-clients <n>     SMTP connections served at once (default 20; 1 to 10000); one
+                             more is answered 421 and closed
+  --smtp-data-timeout-ms <n> How long sending one message (DATA) may take before the connection
+                             gets 421 4.4.2 and is closed (default 60000; 1 to 86400000)
+  --smtp-session-timeout-ms <n>
+                             How long one SMTP connection may last, however busy, before it
+                             gets 421 4.4.2 and is closed (default 600000; 1 to 86400000)
   --no-smtp                  Start no SMTP ingress
   --log <text|json>          After the banner, one line per API or control-plane request
                              (method, path, status, ms, key name), per email delivered to a
@@ -138,6 +149,9 @@ export function parseServeOptions(
         quiet: { type: 'boolean' },
         'smtp-port': { type: 'string' },
         'no-smtp': { type: 'boolean' },
+        'smtp-max-clients': { type: 'string' },
+        'smtp-data-timeout-ms': { type: 'string' },
+        'smtp-session-timeout-ms': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -152,8 +166,10 @@ export function parseServeOptions(
   if (values.quiet && values.log !== undefined) {
     throw new UsageError('--quiet and --log cannot be used together');
   }
-  if (values['no-smtp'] && values['smtp-port'] !== undefined) {
-    throw new UsageError('--no-smtp and --smtp-port cannot be used together');
+  for (const flag of SMTP_FLAGS) {
+    if (values['no-smtp'] && values[flag] !== undefined) {
+      throw new UsageError(`--no-smtp and --${flag} cannot be used together`);
+    }
   }
   const port = parsePort(values.port ?? '4025');
   return {
@@ -186,7 +202,43 @@ export function parseServeOptions(
           values['smtp-port'] ?? (port === 0 ? '0' : String(DEFAULT_SMTP_PORT)),
           '--smtp-port',
         ),
+    smtpLimits: {
+      maxClients: parseWhole(
+        '--smtp-max-clients',
+        values['smtp-max-clients'] ?? String(DEFAULT_SMTP_LIMITS.maxClients),
+        10_000,
+      ),
+      dataTimeoutMs: parseWhole(
+        '--smtp-data-timeout-ms',
+        values['smtp-data-timeout-ms'] ?? String(DEFAULT_SMTP_LIMITS.dataTimeoutMs),
+        MAX_SMTP_TIMEOUT_MS,
+      ),
+      sessionTimeoutMs: parseWhole(
+        '--smtp-session-timeout-ms',
+        values['smtp-session-timeout-ms'] ?? String(DEFAULT_SMTP_LIMITS.sessionTimeoutMs),
+        MAX_SMTP_TIMEOUT_MS,
+      ),
+    },
   };
+}
+
+/** The flags that only mean something with an SMTP ingress. */
+const SMTP_FLAGS = [
+  'smtp-port',
+  'smtp-max-clients',
+  'smtp-data-timeout-ms',
+  'smtp-session-timeout-ms',
+] as const;
+
+/** 24 h: a longer SMTP deadline is no deadline. */
+const MAX_SMTP_TIMEOUT_MS = 86_400_000;
+
+/** A whole number from 1 to max, digits only. */
+function parseWhole(flag: string, raw: string, max: number): number {
+  if (!/^[1-9]\d{0,9}$/.test(raw) || Number(raw) > max) {
+    throw new UsageError(`${flag} must be an integer from 1 to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
 }
 
 /** Mailpit's and many a test tool's SMTP port: unprivileged, and not 25 or 587. */

@@ -212,6 +212,41 @@ describe('mailtwin serve', () => {
   );
 
   it(
+    'gives the SMTP ingress its limits: beyond --smtp-max-clients a connection gets 421, and a session gets 421 4.4.2 at --smtp-session-timeout-ms',
+    async () => {
+      const { vars } = await startServe([
+        '--port',
+        '0',
+        '--no-demo',
+        '--quiet',
+        '--smtp-max-clients',
+        '1',
+        '--smtp-session-timeout-ms',
+        '1500',
+      ]);
+      const { hostname, port } = new URL(vars.MAILTWIN_SMTP_URL ?? '');
+      /** Connects and resolves with each reply line as it comes, until the server closes. */
+      const client = () => {
+        const socket = connect(Number(port), hostname);
+        const lines: string[] = [];
+        const closed = new Promise<string[]>((resolve) => socket.on('close', () => resolve(lines)));
+        socket.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\r\n')));
+        socket.on('error', () => {});
+        return { socket, lines, closed };
+      };
+      const first = client();
+      await new Promise((resolve) => first.socket.once('data', resolve));
+      expect(first.lines[0]).toMatch(/^220 /);
+      const second = client();
+      expect((await second.closed).join('\n')).toMatch(/^421 .*Too many connected clients/);
+      expect((await first.closed).join('\n')).toMatch(
+        /^421 4\.4\.2 The session took longer than 1500 ms/m,
+      );
+    },
+    START_TIMEOUT_MS + 10_000,
+  );
+
+  it(
     'answers what the server adapter refuses (a backslash in the path, bad HTTP) as JSON errors',
     async () => {
       const { vars } = await startServe(['--port', '0', '--no-demo']);

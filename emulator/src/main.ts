@@ -255,6 +255,7 @@ async function listenSmtp(
         store: services.deps.store,
         inbound: services.inbound,
         maxMessageBytes: options.maxRequestBytes,
+        limits: options.smtpLimits,
         ...(log === null ? {} : { onMessage: (outcome: SmtpOutcome) => log.smtpMessage(outcome) }),
       },
       options.host,
