@@ -223,6 +223,18 @@ describe('mailtwin-conformance pays its fixed costs once', () => {
       );
       expect(ranFiles.size).toBeGreaterThanOrEqual(3);
       expect(run.stderr.match(/trace: built the emulator target/g)).toHaveLength(1);
+      // Issue 27 item 11: the progress knows the total from its first line, and the verdict
+      // is the last line of the output, after the reports written.
+      const progress = lines(run.stderr).filter((line) => line.startsWith('['));
+      expect(progress.length).toBeGreaterThan(0);
+      expect(progress.filter((line) => line.includes('/?]'))).toEqual([]);
+      const total = Number(/\/(\d+)\]/.exec(progress[0]!)![1]);
+      expect(progress.at(-1)).toMatch(new RegExp(`^\\[(\\d+-)?${total}/${total}\\]`));
+      const out = lines(run.stdout);
+      expect(out.at(-1)).toMatch(/^Result: conformant/);
+      const written = out.findIndex((line) => line.startsWith('Report: '));
+      expect(written).toBeGreaterThanOrEqual(0);
+      expect(written).toBeLessThan(out.length - 1);
     } finally {
       rmSync(reportDir, { recursive: true, force: true });
     }

@@ -79,7 +79,12 @@ export async function main(argv: string[]): Promise<number> {
   const target =
     run.target.kind === 'live' ? run.target.baseUrl : 'the mailtwin emulator (in process)';
   if (run.dryRun) return dryRun(run, rules, target, workers);
-  const unfit = await preflightFailure(run);
+  // The progress shows the total from the first line: the checks are counted as the dry run
+  // counts them (no test body runs) while the preflight asks the target.
+  const [unfit, planned] = await Promise.all([
+    preflightFailure(run),
+    run.quiet ? undefined : plannedPerFile(run),
+  ]);
   if (unfit !== undefined) {
     process.stderr.write(`mailtwin-conformance: ${unfit}\n`);
     return 2;
@@ -113,7 +118,9 @@ export async function main(argv: string[]): Promise<number> {
       // the contract once (check.ts, sharedState); isolated, each of the 14 files paid ~2 s.
       isolate: false,
       // One progress line per check on stderr as it ends (progress.ts), unless --quiet.
-      reporters: run.quiet ? [collector] : [collector, new ProgressReporter(process.stderr)],
+      reporters: run.quiet
+        ? [collector]
+        : [collector, new ProgressReporter(process.stderr, planned)],
       ...(run.filter === undefined ? {} : { testNamePattern: escapeRegExp(run.filter) }),
     },
     { test: { ...SUITE, passWithNoTests: false } },
@@ -142,6 +149,11 @@ export async function main(argv: string[]): Promise<number> {
     durationMs: performance.now() - started,
   };
   const written = writeReports(run, reportDir, summary, facts);
+  // The verdict comes last (`Result:`, the console report's last line): what was written and
+  // why nothing was checked are said before it.
+  for (const file of written) process.stdout.write(`Report: ${file}\n`);
+  if (summary.nothingChecked !== undefined)
+    process.stderr.write(`mailtwin-conformance: nothing was checked: ${summary.nothingChecked}\n`);
   process.stdout.write(
     renderReport(
       run.reports.includes('console') ? 'console' : 'closing',
@@ -150,9 +162,6 @@ export async function main(argv: string[]): Promise<number> {
       secretsOf(run.target),
     ),
   );
-  for (const file of written) process.stdout.write(`Report: ${file}\n`);
-  if (summary.nothingChecked !== undefined)
-    process.stderr.write(`mailtwin-conformance: nothing was checked: ${summary.nothingChecked}\n`);
   return summary.exitCode;
 }
 
@@ -203,18 +212,7 @@ async function dryRun(
   target: string,
   workers: number,
 ): Promise<number> {
-  const { declaredChecks } = await import('../check/check.ts');
-  const checks: CollectedCheck[] = [];
-  const problems: string[] = [];
-  for (const path of await checkFilesOf(run, workers)) {
-    const file = sourceNameOf(path.slice(PACKAGE_ROOT.length + 1));
-    try {
-      for (const declared of await declaredChecks(pathToFileURL(path).href))
-        checks.push({ file, ...declared });
-    } catch (error) {
-      problems.push(`${file} did not load: ${(error as Error).message}`);
-    }
-  }
+  const { checks, problems } = await collectChecks(await checkFilesOf(run, workers));
   checks.sort((a, b) => a.file.localeCompare(b.file));
   const plan = planChecks({
     checks,
@@ -236,15 +234,56 @@ async function dryRun(
 }
 
 /**
+ * The checks each file declares (check.ts, `declaredChecks`: the file is imported, no test body
+ * or hook runs), with the absolute path they came from, and each file that did not load.
+ */
+async function collectChecks(
+  paths: string[],
+): Promise<{ checks: (CollectedCheck & { path: string })[]; problems: string[] }> {
+  const { declaredChecks } = await import('../check/check.ts');
+  const checks: (CollectedCheck & { path: string })[] = [];
+  const problems: string[] = [];
+  for (const path of paths) {
+    const file = sourceNameOf(path.slice(PACKAGE_ROOT.length + 1));
+    try {
+      for (const declared of await declaredChecks(pathToFileURL(path).href))
+        checks.push({ file, path, ...declared });
+    } catch (error) {
+      problems.push(`${file} did not load: ${(error as Error).message}`);
+    }
+  }
+  return { checks, problems };
+}
+
+/**
+ * How many checks of each check file (by absolute path) the run will run or skip, for the
+ * progress total: `--filter` applied as vitest applies it, by name. A file that does not load is
+ * left out, and the progress then waits for vitest's own count.
+ */
+async function plannedPerFile(run: CliRun): Promise<Map<string, number>> {
+  const { checks } = await collectChecks(allCheckFiles());
+  const planned = new Map<string, number>();
+  for (const check of checks) {
+    const counted = run.filter === undefined || check.name.includes(run.filter) ? 1 : 0;
+    planned.set(check.path, (planned.get(check.path) ?? 0) + counted);
+  }
+  return planned;
+}
+
+/** Every check file, as absolute paths in name order. */
+function allCheckFiles(): string[] {
+  return readdirSync(CHECKS_DIR, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith(CHECK_FILE_SUFFIX))
+    .map((name) => join(CHECKS_DIR, name))
+    .sort();
+}
+
+/**
  * The check files a run takes, as absolute paths in name order. With --shard, vitest says which
  * (it splits files by a hash of their path), so the dry run lists what the sharded run runs.
  */
 async function checkFilesOf(run: CliRun, workers: number): Promise<string[]> {
-  if (run.shard === undefined)
-    return readdirSync(CHECKS_DIR, { recursive: true, encoding: 'utf8' })
-      .filter((name) => name.endsWith(CHECK_FILE_SUFFIX))
-      .map((name) => join(CHECKS_DIR, name))
-      .sort();
+  if (run.shard === undefined) return allCheckFiles();
   const { createVitest } = await import('vitest/node');
   const vitest = await createVitest(
     'test',

@@ -27,13 +27,16 @@ function testModule(tests: TestCase[]): TestModule {
 }
 
 function specifications(n: number): TestSpecification[] {
-  return Array.from({ length: n }, () => ({}) as TestSpecification);
+  return Array.from(
+    { length: n },
+    (_, i) => ({ moduleId: `/c/${i}.check.ts` }) as TestSpecification,
+  );
 }
 
 /** A reporter writing into an array of lines. */
-function reporter() {
+function reporter(planned?: ReadonlyMap<string, number>) {
   const lines: string[] = [];
-  const progress = new ProgressReporter({ write: (text: string) => lines.push(text) });
+  const progress = new ProgressReporter({ write: (text: string) => lines.push(text) }, planned);
   return { progress, lines };
 }
 
@@ -130,6 +133,66 @@ describe('ProgressReporter', () => {
     progress.onTestCaseResult(left);
     progress.onTestCaseResult(kept);
     expect(lines).toEqual(['[1/1] PASS kept (0 ms)\n']);
+  });
+
+  it('shows the planned total from the first line, before any file is collected (issue 27 item 11)', () => {
+    const { progress, lines } = reporter(
+      new Map([
+        ['/c/0.check.ts', 2],
+        ['/c/1.check.ts', 1],
+        ['/c/other.check.ts', 7], // another shard's file: not counted
+      ]),
+    );
+    const [a, b, c] = [testCase('A', 'passed'), testCase('B', 'passed'), testCase('C', 'failed')];
+    progress.onTestRunStart(specifications(2));
+    progress.onTestCaseResult(a!);
+    progress.onTestModuleCollected(testModule([a!, b!]));
+    progress.onTestCaseResult(b!);
+    progress.onTestModuleCollected(testModule([c!]));
+    progress.onTestCaseResult(c!);
+    expect(lines).toEqual([
+      '[1/3] PASS A (0 ms)\n',
+      '[2/3] PASS B (0 ms)\n',
+      '[3/3] FAIL C (0 ms)\n',
+    ]);
+  });
+
+  it('waits for the collection when a file of the run was not planned', () => {
+    const { progress, lines } = reporter(new Map([['/c/0.check.ts', 2]]));
+    const only = testCase('only', 'passed');
+    progress.onTestRunStart(specifications(2));
+    progress.onTestCaseResult(only);
+    expect(lines).toEqual(['[1/?] PASS only (0 ms)\n']);
+  });
+
+  it('puts skips that end one after another for the same reason on one line with their count', () => {
+    const { progress, lines } = reporter(new Map([['/c/0.check.ts', 7]]));
+    const why = 'left out by --profile read-only';
+    const tests = [
+      testCase('S1', 'skipped', { note: why }),
+      testCase('S2', 'skipped', { note: why }),
+      testCase('S3', 'skipped', { note: why }),
+      testCase('T', 'skipped', { note: 'needs a receiver' }),
+      testCase('P', 'passed'),
+      testCase('S4', 'skipped', { note: why }),
+      testCase('S5', 'skipped', { note: why }),
+    ];
+    progress.onTestRunStart(specifications(1));
+    for (const t of tests) progress.onTestCaseResult(t);
+    expect(lines).toHaveLength(3); // the last two wait for the run's end
+    progress.onTestRunEnd();
+    expect(lines).toEqual([
+      `[1-3/7] SKIP 3 checks: ${why}\n`,
+      '[4/7] SKIP T (0 ms): needs a receiver\n',
+      '[5/7] PASS P (0 ms)\n',
+      `[6-7/7] SKIP 2 checks: ${why}\n`,
+    ]);
+  });
+
+  it('escapes control characters a check name carries', () => {
+    expect(
+      formatProgressLine({ done: 1, total: 1, state: 'passed', name: 'a\u0000b', durationMs: 0 }),
+    ).toBe('[1/1] PASS a\\x00b (0 ms)');
   });
 
   it('prints a question mark when the run never said how many files it has', () => {

@@ -78,6 +78,41 @@ describe('describeExchange', () => {
     );
   });
 
+  it('summarises a binary body by its size, and escapes control characters in a text one (issue 27 item 11)', () => {
+    const bytes = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const binary = describeExchange(
+      exchange(
+        {},
+        {
+          response: {
+            status: 200,
+            headers: { 'content-type': 'image/png', 'content-length': String(bytes.length) },
+            bodyText: new TextDecoder().decode(bytes),
+          },
+        },
+      ),
+      CONTEXT,
+    );
+    expect(binary.split('\n')[1]).toBe('  response: 200 (image/png) <12 bytes binary>');
+    const text = describeExchange(
+      exchange(
+        {},
+        {
+          response: {
+            status: 400,
+            headers: { 'content-type': 'application/json' },
+            bodyText: '{"message":"bad \u001b[31mred\u0007"}\r\n',
+          },
+        },
+      ),
+      CONTEXT,
+    );
+    expect(text.split('\n')[1]).toBe(
+      '  response: 400 (application/json) {"message":"bad \\x1b[31mred\\x07"}\\r',
+    );
+    expect(text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+  });
+
   it('says when the response had no content type', () => {
     const text = describeExchange(
       exchange({}, { response: { status: 204, headers: {}, bodyText: '' } }),

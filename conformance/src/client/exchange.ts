@@ -5,6 +5,7 @@ import {
   type ReplayContext,
   type SecretVariable,
 } from './curl.ts';
+import { bodyForLog } from './printable.ts';
 import { redactSecrets } from './redact.ts';
 
 export { toCurl, type ReplayContext } from './curl.ts';
@@ -122,10 +123,10 @@ function describe(exchange: Exchange, r: Rendering): string {
   } else {
     const { status, headers, bodyText } = exchange.response;
     const type = headers['content-type'] ?? 'no content-type';
-    const body =
-      bodyText.length > r.maxBody
-        ? `${bodyText.slice(0, r.maxBody)}… (${bodyText.length} chars)`
-        : bodyText;
+    // A file's bytes are summarised and control characters escaped, so the log stays text.
+    const length = Number.parseInt(headers['content-length'] ?? '', 10);
+    const size = Number.isInteger(length) ? length : Buffer.byteLength(bodyText);
+    const body = bodyForLog(bodyText, size, r.maxBody);
     lines.push(`  response: ${status} (${type}) ${body}`);
   }
   for (const violation of exchange.violations) lines.push(`  spec violation: ${violation}`);

@@ -106,7 +106,7 @@ describe('formatConsoleReport', () => {
     expect(lines(report)).toContain('    broken');
   });
 
-  it('prints a SKIP line with the reason the rule was skipped', () => {
+  it('lists skipped rules under their reason, the reason once, not a SKIP line per rule', () => {
     const report = formatConsoleReport(
       summary([
         result(rule('6.2-R1', '6.2'), 'skip', [
@@ -114,12 +114,67 @@ describe('formatConsoleReport', () => {
           test('skipped', { skipReason: 'needs a webhook receiver' }),
           test('skipped'),
         ]),
+        result(rule('6.2-R2', '6.2'), 'skip', [
+          test('skipped', { skipReason: 'needs a webhook receiver' }),
+          test('skipped'),
+        ]),
+        result(rule('4.1-R1', '4.1'), 'pass', [test('passed')]),
       ]),
       FACTS,
     );
-    expect(lines(report)).toContain(
-      '  SKIP 6.2-R1   Sentence of 6.2-R1.  [skipped: needs a webhook receiver; skipped]',
+    const out = lines(report);
+    expect(out.filter((l) => l.startsWith('  SKIP '))).toEqual([]);
+    expect(out).not.toContain('§6.2'); // no heading over rules all skipped
+    const at = out.indexOf('Skipped: 2 rules no check verified in this run, by reason:');
+    expect(at).toBeGreaterThan(0);
+    expect(out.slice(at + 1, at + 3)).toEqual([
+      '  needs a webhook receiver; skipped (2 rules):',
+      '    6.2-R1 6.2-R2',
+    ]);
+    expect(out.filter((l) => l.includes('needs a webhook receiver'))).toHaveLength(1);
+  });
+
+  it('wraps a long list of skipped rule ids at 100 columns', () => {
+    const ids = Array.from({ length: 40 }, (_, i) => `4.3-R${i + 1}`);
+    const report = formatConsoleReport(
+      summary(
+        ids.map((id) => result(rule(id, '4.3'), 'skip', [test('skipped', { skipReason: 'why' })])),
+      ),
+      FACTS,
     );
+    const out = lines(report);
+    const at = out.indexOf('  why (40 rules):');
+    const idLines = out.slice(at + 1).filter((l) => /^ {4}4\.3-R/.test(l));
+    expect(idLines.length).toBeGreaterThan(2);
+    expect(idLines.every((l) => l.length <= 100)).toBe(true);
+    expect(idLines.join(' ').trim().split(/\s+/)).toEqual(ids);
+  });
+
+  it('ends with the Result line, the verdict last', () => {
+    const report = formatConsoleReport(
+      summary([
+        result(rule('4.1-R1', '4.1'), 'pass', [test('passed')]),
+        result(rule('6.2-R1', '6.2'), 'skip', [test('skipped', { skipReason: 'why' })]),
+      ]),
+      FACTS,
+    );
+    expect(lines(report.trimEnd()).at(-1)).toMatch(/^Result: /);
+  });
+
+  it('escapes the control characters a failure quotes, so the log stays text (issue 27 item 11)', () => {
+    const report = formatConsoleReport(
+      summary([
+        result(rule('4.10-R1', '4.10'), 'fail', [
+          test('failed', {
+            errors: ['expected "a\u0000b\u001b[2Jc\u001b]0;t\u0007\r" to be "abc"\n\tat line 2'],
+          }),
+        ]),
+      ]),
+      FACTS,
+    );
+    expect(report).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f]/);
+    expect(report).toContain('expected "a\\x00bc\\x1b]0;t\\x07\\r" to be "abc"');
+    expect(lines(report)).toContain('    \tat line 2');
   });
 
   it('prints a rule without a check with dashes and no detail', () => {
@@ -401,9 +456,10 @@ describe('failures charged to one rule (issue 14 item 2)', () => {
       FACTS,
     );
     const out = lines(report);
-    expect(out).toContain(
-      '  SKIP 4.7-R1   Sentence of 4.7-R1.  [skipped: not reached: its check "replies" failed on D-22 first]',
-    );
+    expect(out).toContain('  not reached: its check "replies" failed on D-22 first (1 rule):');
+    expect(
+      out[out.indexOf('  not reached: its check "replies" failed on D-22 first (1 rule):') + 1],
+    ).toBe('    4.7-R1');
     const at = out.indexOf('WARN D-22 in conformance/checks/a.check.ts');
     expect(at).toBeGreaterThan(0);
     expect(out[at + 1]).toBe('    charged to D-22; not reached: 4.7-R1');
@@ -438,9 +494,10 @@ describe('failures charged to one rule (issue 14 item 2)', () => {
 describe('certify on an API world: rules that need the harness (issue 15 item 5)', () => {
   const CERTIFY: RunFacts = { ...FACTS, profile: 'certify' };
 
-  it('prints a HARN line with what the rule needs of the harness', () => {
+  it('lists a rule left to the harness under what it needs, not as a HARN line of its section', () => {
     const report = lines(formatConsoleReport(certifiedSummary(), CERTIFY));
-    expect(report).toContain('  HARN 6.4-R3   Sentence of 6.4-R3.  [needs the harness: clock]');
+    expect(report.filter((l) => l.startsWith('  HARN '))).toEqual([]);
+    expect(report).toContain('  needs the harness: clock: 6.4-R3');
   });
 
   it('lists the rules left to the harness by need, and counts them on the Rules line', () => {

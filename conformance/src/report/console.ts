@@ -6,21 +6,29 @@ import {
   groupOf,
   harnessNeedsOf,
   headline,
+  plainText,
   runCoverage,
   skipReasonCounts,
   skipReasons,
   type RunCoverage,
   type RunFacts,
 } from './facts.ts';
+import { printable } from '../client/printable.ts';
 import type { RuleResult, Summary, TestOutcome } from './summary.ts';
 
 export type { RunFacts } from './facts.ts';
 
-/** The console report: one line per rule by section, failures in full, then coverage and figures. */
+/**
+ * The console report: one line per rule this run decided (passed, failed, warned, or with no
+ * check) by section, failures in full, the rules no check reached grouped by reason (a reason
+ * once, not once per rule: a read-only run skips most of the catalogue for one reason), then
+ * coverage, figures and the verdict, last. Control characters are escaped (printable.ts).
+ */
 export function formatConsoleReport(summary: Summary, facts: RunFacts): string {
   const lines: string[] = [`mailtwin conformance against ${facts.target} (${runLine(facts)})`, ''];
   let heading = '';
   for (const result of summary.results) {
+    if (result.status === 'skip' || result.status === 'harness') continue; // grouped below
     const group = groupOf(result.rule);
     if (group !== heading) {
       heading = group;
@@ -44,7 +52,7 @@ export function formatConsoleReport(summary: Summary, facts: RunFacts): string {
         '',
         `${labels} in ${test.file}`,
         `    ${chargeText(test)}${notReached.length === 0 ? '' : `; not reached: ${notReached.join(', ')}`}`,
-        ...test.errors.map(indent),
+        ...test.errors.map((error) => indent(printable(plainText(error)))),
       );
     }
   }
@@ -57,6 +65,20 @@ export function formatConsoleReport(summary: Summary, facts: RunFacts): string {
   }
   if (summary.problems.length > 0)
     lines.push('', 'Problems with the suite itself:', ...summary.problems.map((p) => `  ${p}`));
+  const skipped = summary.results.filter((r) => r.status === 'skip');
+  if (skipped.length > 0) {
+    const byReason = new Map<string, string[]>();
+    for (const r of skipped) {
+      const reason = skipReasons(r).join('; ');
+      byReason.set(reason, [...(byReason.get(reason) ?? []), r.rule.id]);
+    }
+    lines.push(
+      '',
+      `Skipped: ${plural(skipped.length, 'rule')} no check verified in this run, by reason:`,
+    );
+    for (const [reason, ids] of byReason)
+      lines.push(`  ${reason} (${plural(ids.length, 'rule')}):`, ...wrapped(ids, '    '));
+  }
   if (summary.refusals.length > 0) {
     lines.push(
       '',
@@ -78,7 +100,22 @@ export function formatConsoleReport(summary: Summary, facts: RunFacts): string {
     );
   }
   lines.push('', ...closingLines(summary, facts), '');
-  return lines.join('\n');
+  return printable(lines.join('\n'));
+}
+
+/** Rule ids as lines of at most 100 characters, each starting with `prefix`. */
+function wrapped(ids: readonly string[], prefix: string): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const id of ids) {
+    if (line !== '' && prefix.length + line.length + 1 + id.length > 100) {
+      out.push(`${prefix}${line}`);
+      line = '';
+    }
+    line = line === '' ? id : `${line} ${id}`;
+  }
+  if (line !== '') out.push(`${prefix}${line}`);
+  return out;
 }
 
 /** At most this many skip reasons are listed; the rest are counted. */
@@ -102,7 +139,9 @@ export function closingLines(summary: Summary, facts: RunFacts): string[] {
         `  ${plural(r.checks, 'check')}${r.rules === 0 ? '' : r.harness ? ` (${plural(r.rules, 'rule')} left to the harness)` : ` (${plural(r.rules, 'rule')} left unchecked)`}: ${r.reason}`,
       );
     if (reasons.length > MAX_REASONS)
-      lines.push(`  … and ${reasons.length - MAX_REASONS} more reasons (see the SKIP lines)`);
+      lines.push(
+        `  … and ${reasons.length - MAX_REASONS} more reasons (the console report lists each under Skipped)`,
+      );
   }
   lines.push(
     `Rules: ${counts.pass} passed, ${counts.fail} failed, ${counts.warn} warnings, ${counts.skip} skipped, ${counts.unchecked} without a check${counts.harness > 0 ? `, ${counts.harness} need the harness` : ''}`,
@@ -123,7 +162,7 @@ export function closingLines(summary: Summary, facts: RunFacts): string[] {
       `Uploads left: ${plural(left, 'file')} stored on the target, which no endpoint deletes (§4.9); ids in report.json (figures.uploadsLeft)`,
     );
   lines.push(`Time: ${(facts.durationMs / 1000).toFixed(1)} s`, resultLine(summary, facts, run));
-  return lines;
+  return lines.map(printable);
 }
 
 /**
@@ -181,8 +220,6 @@ function runLine(facts: RunFacts): string {
 }
 
 function detail(result: RuleResult): string {
-  if (result.status === 'skip') return `  [skipped: ${skipReasons(result).join('; ')}]`;
-  if (result.status === 'harness') return `  [${skipReasons(result).join('; ')}]`;
   if (result.tests.length === 0)
     return result.rule.untestable === undefined ? '' : '  [untestable: see conformance/rules.yaml]';
   return `  (${result.tests.length} check${result.tests.length === 1 ? '' : 's'})`;
