@@ -39,6 +39,10 @@ import { DEFAULT_DELIVERY_TIMEOUT_MS } from './domain/webhook-policy.ts';
 import { loadSpec, type OpenApiDocument } from './spec.ts';
 import { openStore, type Store } from './store/store.ts';
 import type { Email } from './domain/types.ts';
+import type { Binding } from './binding/binding.ts';
+import { createDialect, type Dialect } from './binding/dialect.ts';
+import { isDefaultBinding } from './binding/load.ts';
+import { servedSpec } from './binding/served-spec.ts';
 
 /** What the app is built from; everything with state or side effects is injected here. */
 export interface AppDeps {
@@ -73,6 +77,12 @@ export interface AppDeps {
   selfOrigin: { value?: string };
   /** Where unexpected errors are reported; never into a response body. */
   logError: (error: unknown) => void;
+  /**
+   * `--binding`/`--contract`: the deployment's names and statuses the API speaks at its edge
+   * (binding/); null (the default) or the default binding: spec/DECISIONS.md's own, nothing
+   * mapped.
+   */
+  binding: Binding | null;
 }
 
 export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
@@ -93,6 +103,7 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     selfOrigin: overrides.selfOrigin ?? {},
     logError:
       overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
+    binding: overrides.binding ?? null,
   };
 }
 
@@ -116,9 +127,13 @@ export interface Services {
   rateLimiter: SlidingWindowLimiter;
   /** Who each API request was, as the API decided it, for the request log. */
   accessByRequest: AccessByRequest;
+  /** The binding spoken at the edge; null for spec/DECISIONS.md's own, where nothing is mapped. */
+  dialect: Dialect | null;
 }
 
 export function createServices(deps: AppDeps): Services {
+  const dialect =
+    deps.binding === null || isDefaultBinding(deps.binding) ? null : createDialect(deps.binding);
   const requests = new RequestValidator(deps.spec);
   const uploads = new UploadService(deps.store, deps.clock, deps.ids);
   const faults = new FaultInjector();
@@ -138,6 +153,7 @@ export function createServices(deps: AppDeps): Services {
       timeoutMs: deps.webhookTimeoutMs,
       selfOrigin: () => deps.selfOrigin.value,
       logError: deps.logError,
+      ...(dialect === null ? {} : { renderData: dialect.webhookData }),
     },
   );
   // §6.1: every new email reaching a mailbox, inbound or local delivery, is offered to webhooks.
@@ -174,6 +190,7 @@ export function createServices(deps: AppDeps): Services {
     sink: new WebhookSink(deps.store, deps.clock),
     rateLimiter: new SlidingWindowLimiter(deps.rateLimit),
     accessByRequest: new AccessByRequest(),
+    dialect,
   };
 }
 
@@ -199,7 +216,14 @@ export function createApp(
   // First, on every path (API, control plane, dashboard, docs, spec, /content, unknown ones):
   // a page that rebinds its DNS name to this machine gets nothing (D-66).
   app.use('*', hostCheck(deps.hosts));
-  app.route('/openapi', docsRoutes(deps.spec));
+  const { dialect } = services;
+  // The one place a binding is spoken (binding/): the served document and docs describe it,
+  // and every request and answer of /openapi/v1 passes its mapping.
+  app.route(
+    '/openapi',
+    docsRoutes(dialect === null ? deps.spec : servedSpec(deps.spec, dialect.binding)),
+  );
+  if (dialect !== null) app.use('/openapi/v1/*', dialect.middleware);
 
   const api = new Hono<ApiEnv>();
   api.use('*', services.accessByRequest.recorder());

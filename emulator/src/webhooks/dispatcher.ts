@@ -17,6 +17,12 @@ export interface DispatcherOptions {
   /** This instance's own origin once it listens, for `{origin}` in webhook URLs (the demo sink). */
   selfOrigin: () => string | undefined;
   logError: (error: unknown) => void;
+  /**
+   * The `data` of email.received in a deployment's names (§6.2 "Field names of data beyond id
+   * and mailbox: not shown"), applied before signing so the signature covers the bytes sent
+   * (§6.3); absent, the stored email detail is sent as is (D-37).
+   */
+  renderData?: (data: unknown) => unknown;
 }
 
 /** The outcome of one attempt, as the dashboard shows it. */
@@ -229,7 +235,9 @@ export class WebhookDispatcher {
     at: Date,
   ): Promise<{ outcome: AttemptOutcome; exchange: WebhookExchange }> {
     const timestamp = at.toISOString();
-    const body = JSON.stringify({ event, webhookId: webhook.id, timestamp, data });
+    const render = event === 'email.received' ? this.options.renderData : undefined;
+    const sent = render === undefined ? data : render(data);
+    const body = JSON.stringify({ event, webhookId: webhook.id, timestamp, data: sent });
     const secret = this.store.webhooks.secretOf(webhook.id) ?? '';
     const headers = {
       'Content-Type': 'application/json',
