@@ -216,6 +216,11 @@ export function loadBindingFile(path: string): ResolvedBinding {
   return resolveBinding(document, `file ${path}`);
 }
 
+/** Whether two bindings give every entry alike (their names may differ). */
+export function sameEntries(a: Binding, b: Binding): boolean {
+  return bindingHash({ ...a, name: '' }) === bindingHash({ ...b, name: '' });
+}
+
 export function bindingHash(binding: Binding): string {
   return createHash('sha256').update(canonicalJson(binding)).digest('hex');
 }

@@ -11,6 +11,7 @@ import { workerRateLimiter } from '../client/rate-limit.ts';
 import { ruleById, type Rule } from '../contract/rules.ts';
 import { SafetyRefusal } from '../client/safety.ts';
 import { SpecValidator } from '../contract/spec-validator.ts';
+import { Dialect, defaultDialect } from '../binding/dialect.ts';
 import { liveReceiver } from '../client/webhook-receiver.ts';
 import type { Target } from '../worlds/targets.ts';
 
@@ -98,7 +99,8 @@ export interface CheckOptions {
   timeout?: number;
 }
 
-let shared: { target: Target; validator: SpecValidator; run: RunConfig } | undefined;
+let shared:
+  { target: Target; validator: SpecValidator; run: RunConfig; dialect: Dialect } | undefined;
 
 /** Set to 1, each worker says on stderr when it builds its target (cli.test.ts counts them). */
 export const TRACE_ENV = 'MAILTWIN_CONFORMANCE_TRACE';
@@ -112,7 +114,14 @@ async function sharedState() {
   if (shared === undefined) {
     const run = readRunConfig();
     const { createTarget } = await import('../worlds/targets.ts');
-    shared ??= { run, target: createTarget(run.target), validator: new SpecValidator() };
+    const target = createTarget(run.target);
+    const published = await publishedContract(target, run.binding?.publishedUrl);
+    shared ??= {
+      run,
+      target,
+      validator: new SpecValidator(undefined, undefined, published),
+      dialect: run.binding === undefined ? defaultDialect() : new Dialect(run.binding.resolved),
+    };
     // The deployment's webhook covers all the mail the run causes: its receiver listens from
     // the first check on, so no delivery fails for want of it.
     if (shared.target.webhook !== undefined) await liveReceiver(shared.target.webhook.listen);
@@ -120,6 +129,20 @@ async function sharedState() {
       process.stderr.write(`mailtwin-conformance trace: built the ${run.target.kind} target\n`);
   }
   return shared;
+}
+
+/**
+ * The target's own published document, the decided layer when its binding departs from the
+ * default (binding/target-binding.ts): read once per worker, as the CLI read it.
+ */
+async function publishedContract(
+  target: Target,
+  url: string | undefined,
+): Promise<{ document: Record<string, unknown>; origin: string } | undefined> {
+  if (url === undefined) return undefined;
+  const answer = await target.fetch(new Request(url));
+  if (answer.status !== 200) throw new Error(`GET ${url} answered ${answer.status} in this worker`);
+  return { document: (await answer.json()) as Record<string, unknown>, origin: url };
 }
 
 /** A check as its file declares it, read without vitest (the dry run). */
@@ -185,7 +208,7 @@ export function rule(
       const config = readRunConfig();
       const selection = selectCheck(needs, offeredNeeds(config.target), config.profile);
       if (!selection.run) context.skip(selection.reason);
-      const { target, validator, run } = await sharedState();
+      const { target, validator, run, dialect } = await sharedState();
       const log: Exchange[] = [];
       const counts = { requests: 0, cases: 0 };
       // Files stored on a live target stay there (no endpoint deletes an upload): reported.
@@ -201,6 +224,7 @@ export function rule(
         counter: counts,
         requestTimeoutMs: run.requestTimeoutMs,
         ...(target.kind === 'live' ? { uploads } : {}),
+        dialect,
       });
       const property = <T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>) =>
         checkProperty(log, counts, arbitrary, predicate);

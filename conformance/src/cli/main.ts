@@ -18,6 +18,10 @@ import { certificateFacts } from '../report/certificate.ts';
 import { ProgressReporter } from './progress.ts';
 import { figuresOf, type RunFacts } from '../report/facts.ts';
 import { PreflightFailure, liveTarget, preflight } from './preflight.ts';
+import { InvalidBinding } from '../binding/binding.ts';
+import { Dialect } from '../binding/dialect.ts';
+import { formatBinding } from '../binding/print.ts';
+import { AmbiguousBinding, targetBinding, type TargetBinding } from '../binding/target-binding.ts';
 import { RuleCollector } from '../report/reporter.ts';
 import { renderReport, secretsOf, type RenderedReport } from '../report/reports.ts';
 import { loadRules } from '../contract/rules.ts';
@@ -81,14 +85,25 @@ export async function main(argv: string[]): Promise<number> {
   if (run.dryRun) return dryRun(run, rules, target, workers);
   // The progress shows the total from the first line: the checks are counted as the dry run
   // counts them (no test body runs) while the preflight asks the target.
-  const [unfit, planned] = await Promise.all([
-    preflightFailure(run),
-    run.quiet ? undefined : plannedPerFile(run),
+  const [prepared, planned] = await Promise.all([
+    prepareTarget(run),
+    run.quiet || run.printBinding ? undefined : plannedPerFile(run),
   ]);
-  if (unfit !== undefined) {
-    process.stderr.write(`mailtwin-conformance: ${unfit}\n`);
+  if (typeof prepared === 'string') {
+    process.stderr.write(`mailtwin-conformance: ${prepared}\n`);
     return 2;
   }
+  if (run.printBinding) {
+    process.stdout.write(formatBinding(prepared));
+    return 0;
+  }
+  // Workers read the run's configuration when they start: the binding goes with it.
+  config.binding = {
+    resolved: prepared.resolved,
+    ...(prepared.publishedUrl === undefined ? {} : { publishedUrl: prepared.publishedUrl }),
+  };
+  process.env[RUN_CONFIG_ENV] = encodeRunConfig(config);
+  if (!run.quiet) process.stderr.write(`Binding: ${prepared.note}\n`);
 
   const reportDir = resolve(process.cwd(), run.reportDir);
   if (run.reports.some((format) => format !== 'console')) {
@@ -166,11 +181,12 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * Why the target cannot be checked at all (preflight.ts), or undefined. The in-process emulator
- * is built here once, as a worker builds it, and asked the same questions; a live target is
- * asked without importing the emulator.
+ * The binding the run checks the target through (binding/target-binding.ts), or why the target
+ * cannot be checked at all (preflight.ts). The in-process emulator is built here once, as a
+ * worker builds it, and asked the same questions; a live target is asked without importing the
+ * emulator.
  */
-async function preflightFailure(run: CliRun): Promise<string | undefined> {
+async function prepareTarget(run: CliRun): Promise<TargetBinding | string> {
   let target;
   try {
     target =
@@ -178,11 +194,29 @@ async function preflightFailure(run: CliRun): Promise<string | undefined> {
         ? liveTarget(run.target)
         : (await import('../worlds/targets.ts')).createTarget(run.target);
   } catch (error) {
-    return `the emulator did not start in process: ${(error as Error).message}`;
+    return run.target.kind === 'live'
+      ? (error as Error).message
+      : `the emulator did not start in process: ${(error as Error).message}`;
   }
+  let binding: TargetBinding;
   try {
-    await preflight(target, { timeoutMs: run.requestTimeoutMs });
-    return undefined;
+    binding = await targetBinding({
+      ...(run.bindingFile === undefined ? {} : { file: run.bindingFile }),
+      origin: new URL(target.baseUrl).origin,
+      fetch: target.fetch,
+      timeoutMs: run.requestTimeoutMs,
+    });
+  } catch (error) {
+    if (error instanceof InvalidBinding || error instanceof AmbiguousBinding) return error.message;
+    throw error;
+  }
+  if (run.printBinding) return binding;
+  try {
+    await preflight(target, {
+      timeoutMs: run.requestTimeoutMs,
+      dialect: new Dialect(binding.resolved),
+    });
+    return binding;
   } catch (error) {
     if (error instanceof PreflightFailure) return error.message;
     throw error;

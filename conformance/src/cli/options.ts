@@ -56,6 +56,14 @@ Target:
   --request-timeout <ms>  How long one request may go unanswered, body included, before its check
                           fails, naming it (default 20000)
 
+Binding (the names a deployment chose where the service document says "not shown"):
+  --binding <file>        Check the target through this binding (spec/binding.schema.json); without
+                          it the binding is inferred from the target's {origin}/openapi/openapi.json,
+                          else spec/DECISIONS.md's (spec/bindings/decisions.yaml)
+  --print-binding         Print the binding the run would use, each entry with its source, and exit
+  --emulator-binding <f>  Without --base-url: the in-process emulator speaks this binding (mailtwin
+                          serve --binding), and the suite infers it back from what it publishes
+
 Run:
   --profile <name>        Which checks run and how strictly (default full):
 ${PROFILE_NAMES.map((name) => `                            ${name.padEnd(10)} ${PROFILES[name].description}`).join('\n')}
@@ -99,6 +107,10 @@ export interface CliRun extends RunConfig {
   dryRun: boolean;
   /** No progress line per check on stderr (progress.ts). */
   quiet: boolean;
+  /** `--binding`: the binding file the run checks the target through. */
+  bindingFile: string | undefined;
+  /** `--print-binding`: print the binding the run would use, and stop. */
+  printBinding: boolean;
 }
 
 /** Parses the command line; throws ConfigurationError with a reason a user can act on. */
@@ -141,6 +153,9 @@ export function parseConformanceArgs(
         report: { type: 'string' },
         'report-dir': { type: 'string' },
         quiet: { type: 'boolean' },
+        binding: { type: 'string' },
+        'print-binding': { type: 'boolean' },
+        'emulator-binding': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -198,8 +213,16 @@ export function parseConformanceArgs(
     shard: values.shard === undefined ? undefined : shard(values.shard),
     dryRun: values['dry-run'] ?? false,
     quiet: values.quiet ?? false,
+    bindingFile: nonEmpty('--binding', values.binding),
+    printBinding: values['print-binding'] ?? false,
     target,
   };
+}
+
+function nonEmpty(flag: string, value: string | undefined): string | undefined {
+  if (value !== undefined && value.trim() === '')
+    throw new ConfigurationError(`${flag} must name a file`);
+  return value;
 }
 
 function parseTarget(
@@ -219,6 +242,7 @@ function parseTarget(
     destructive?: boolean;
     'control-url'?: string;
     'control-token'?: string;
+    'emulator-binding'?: string;
   },
   env: NodeJS.ProcessEnv,
 ): TargetConfig {
@@ -241,8 +265,13 @@ function parseTarget(
     ] as const) {
       if (values[flag] !== undefined) throw new ConfigurationError(`--${flag} needs --base-url`);
     }
-    return { kind: 'emulator' };
+    const binding = nonEmpty('--emulator-binding', values['emulator-binding']);
+    return binding === undefined ? { kind: 'emulator' } : { kind: 'emulator', binding };
   }
+  if (values['emulator-binding'] !== undefined)
+    throw new ConfigurationError(
+      '--emulator-binding is for the in-process emulator; a --base-url target speaks its own (give --binding)',
+    );
   let url: URL;
   try {
     url = new URL(baseUrl);

@@ -2,6 +2,7 @@ import type { KeyRole, TargetConfig } from '../run/config.ts';
 import { maskSecret } from '../client/redact.ts';
 import type { Target } from '../worlds/targets.ts';
 import { describeUnreachable } from './unreachable.ts';
+import { defaultDialect, type Dialect } from '../binding/dialect.ts';
 
 /**
  * Why the target cannot be checked at all, in one line a person can act on: it cannot be
@@ -55,7 +56,7 @@ export interface PreflightResult {
  */
 export async function preflight(
   target: PreflightTarget,
-  { timeoutMs }: { timeoutMs: number },
+  { timeoutMs, dialect = defaultDialect() }: { timeoutMs: number; dialect?: Dialect },
 ): Promise<PreflightResult> {
   const result: PreflightResult = { requests: 0, mailboxes: [] };
   const ask = async (url: string, token: string | undefined, reached: string) => {
@@ -80,7 +81,7 @@ export async function preflight(
   }
   for (const [flag, key] of keys) {
     const answer = await ask(url, key, target.baseUrl);
-    result.mailboxes.push(...listedMailboxes(answer, url, flag, key));
+    result.mailboxes.push(...listedMailboxes(answer, url, flag, key, dialect));
   }
   for (const [role, key] of byRole.filter(([role]) => REFUSED_ROLES.includes(role))) {
     const answer = await ask(url, key, target.baseUrl);
@@ -122,7 +123,13 @@ interface Answer {
 }
 
 /** The addresses a 200 of `GET /mailboxes` lists; any other answer fails the preflight. */
-function listedMailboxes(answer: Answer, url: string, flag: string, key: string): string[] {
+function listedMailboxes(
+  answer: Answer,
+  url: string,
+  flag: string,
+  key: string,
+  dialect: Dialect,
+): string[] {
   if (answer.status === 401 || answer.status === 403) {
     throw new PreflightFailure(
       `the API key ${redactSecret(key)}${flag === '--api-key' ? '' : ` (${flag})`} is not accepted (${describeAnswer(answer)})`,
@@ -139,7 +146,8 @@ function listedMailboxes(answer: Answer, url: string, flag: string, key: string)
   }
   let body: unknown;
   try {
-    body = JSON.parse(answer.text);
+    // In the checks' names: a bare list of records with an `address` (binding/dialect.ts).
+    body = dialect.canonicalAnswer('listMailboxes', 200, JSON.parse(answer.text)).json;
   } catch {
     throw new PreflightFailure(
       `GET ${url} answered 200 with ${answer.contentType || 'no Content-Type'}, not JSON: is --base-url the deployment's {base_url}?`,

@@ -4,6 +4,7 @@ import type { RateLimiter } from './rate-limit.ts';
 import { SafetyRefusal, UndeclaredWrite, disallowedRecipients, isWrite } from './safety.ts';
 import type { ContractCharge, ContractLayer, SpecValidator } from '../contract/spec-validator.ts';
 import type { Target } from '../worlds/targets.ts';
+import { defaultDialect, type Dialect } from '../binding/dialect.ts';
 
 export interface RequestOptions {
   method?: string;
@@ -86,6 +87,11 @@ export interface ClientPolicy {
    * an upload (§4.9), so a run against a live target lists what it leaves behind.
    */
   uploads?: StoredUpload[];
+  /**
+   * The target's binding (binding/dialect.ts): requests leave in its names, answers come back
+   * in the checks' names. Unset: the default binding (spec/DECISIONS.md).
+   */
+  dialect?: Dialect;
 }
 
 /** A file a check uploaded and could not delete: its id, name and size as the target answered. */
@@ -133,10 +139,20 @@ export class ApiClient {
     this.writeListeners.push(listener);
   }
 
+  /** The target's binding, through which requests and answers are translated. */
+  get dialect(): Dialect {
+    return (this.policy.dialect ??= defaultDialect());
+  }
+
   async request(options: RequestOptions): Promise<ApiResponse> {
     const method = (options.method ?? 'GET').toUpperCase();
     const url = new URL(options.absolute ? options.path : `${this.target.baseUrl}${options.path}`);
-    for (const [name, value] of Object.entries(options.query ?? {})) {
+    const apiPath = () => url.pathname.slice(basePath(this.target.baseUrl).length);
+    const operationId = options.absolute
+      ? undefined
+      : this.validator.match(method, apiPath())?.operationId;
+    const query = this.dialect.requestQuery(operationId, options.query ?? {});
+    for (const [name, value] of Object.entries(query)) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
     const headers: Record<string, string> = { ...options.headers };
@@ -146,7 +162,7 @@ export class ApiClient {
     }
     let body = options.body;
     if (options.json !== undefined) {
-      body = JSON.stringify(options.json);
+      body = JSON.stringify(this.dialect.requestJson(operationId, options.json));
       if (!hasHeader(headers, 'content-type')) headers['Content-Type'] = 'application/json';
     }
     this.enforcePolicy(method, url, options.json, body);
@@ -162,41 +178,37 @@ export class ApiClient {
       exchange,
       (signal) => new Request(url, { method, headers, body: body ?? null, signal }),
     );
-    const text = new TextDecoder().decode(bytes);
+    const rawText = new TextDecoder().decode(bytes);
     exchange.response = {
       status: response.status,
       headers: Object.fromEntries(response.headers),
-      bodyText: text,
+      bodyText: rawText,
     };
+    const answer = await this.canonicalAnswer(operationId, response, rawText, options);
+    const { status, text } = answer;
     if (!options.absolute && isWrite(method)) {
-      const answer = {
-        method,
-        path: url.pathname.slice(basePath(this.target.baseUrl).length),
-        status: response.status,
-        text,
-      };
-      for (const listener of this.writeListeners) listener(answer);
+      for (const listener of this.writeListeners)
+        listener({ method, path: apiPath(), status, text });
     }
     if (!options.absolute) {
-      const judgement = this.validator.judge({
+      const raw = {
         method,
-        path: url.pathname.slice(basePath(this.target.baseUrl).length),
+        path: apiPath(),
         status: response.status,
         contentType: response.headers.get('content-type'),
         body: bytes,
-      });
+      };
+      const judgement = this.validator.judge(
+        raw,
+        answer.changed ? { ...raw, status, body: new TextEncoder().encode(text) } : raw,
+      );
       exchange.violations = judgement.violations;
       if (judgement.charge !== undefined) throw new ContractViolation(exchange, judgement.charge);
-      if (
-        method === 'POST' &&
-        response.status >= 200 &&
-        response.status < 300 &&
-        url.pathname.endsWith('/attachments')
-      )
+      if (method === 'POST' && status >= 200 && status < 300 && operationId === 'uploadAttachment')
         this.noteUpload(text);
     }
     return {
-      status: response.status,
+      status,
       headers: response.headers,
       bytes,
       text,
@@ -211,6 +223,60 @@ export class ApiClient {
         }
       },
     };
+  }
+
+  /**
+   * The answer in the checks' names (binding/dialect.ts). A send, reply or forward whose
+   * binding answers only a reference to the email is followed by a GET of it, as a client of
+   * that deployment would read the sent copy.
+   */
+  private async canonicalAnswer(
+    operationId: string | undefined,
+    response: Response,
+    rawText: string,
+    options: RequestOptions,
+  ): Promise<{ status: number; text: string; changed: boolean }> {
+    const unchanged = { status: response.status, text: rawText, changed: false };
+    if (this.dialect.isDefault || operationId === undefined) return unchanged;
+    let json: unknown;
+    const isJson = /^application\/([\w.-]+\+)?json\b/i.test(
+      response.headers.get('content-type') ?? '',
+    );
+    if (isJson) {
+      try {
+        json = JSON.parse(rawText);
+      } catch {
+        return unchanged;
+      }
+    }
+    const answer = this.dialect.canonicalAnswer(operationId, response.status, json);
+    const created = this.dialect.created(operationId);
+    if (created?.answer === 'reference' && response.status === created.status) {
+      const id = referencedId(created.emailId, json, response.headers);
+      const detail = id === undefined ? undefined : await this.readCreated(id, options.apiKey);
+      if (detail !== undefined) return { status: answer.status, text: detail, changed: true };
+    }
+    if (answer.json === undefined)
+      return { ...unchanged, status: answer.status, changed: answer.status !== response.status };
+    const text = JSON.stringify(answer.json);
+    return { status: answer.status, text, changed: true };
+  }
+
+  /** The created email a reference answer names, read as the checks' email detail. */
+  private async readCreated(
+    id: string,
+    apiKey: string | null | undefined,
+  ): Promise<string | undefined> {
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const detail = await this.request({
+        path: `/emails/${encodeURIComponent(id)}`,
+        ...(apiKey === undefined ? {} : { apiKey }),
+      });
+      if (detail.status === 200) return detail.text;
+      if (detail.status !== 404) return undefined;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    return undefined;
   }
 
   private noteUpload(text: string): void {
@@ -306,6 +372,24 @@ export class ApiClient {
       );
     }
   }
+}
+
+/** The created email's id where the binding says it is: `body:<JSON pointer>` or `header:<name>`. */
+function referencedId(where: string, json: unknown, headers: Headers): string | undefined {
+  if (where.startsWith('header:')) {
+    const value = headers.get(where.slice('header:'.length));
+    return value
+      ?.split('/')
+      .filter((s) => s !== '')
+      .pop()
+      ?.split('?')[0];
+  }
+  let node: unknown = json;
+  for (const token of where.slice('body:'.length).split('/').slice(1)) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[token.replaceAll('~1', '/').replaceAll('~0', '~')];
+  }
+  return typeof node === 'string' ? node : undefined;
 }
 
 /**

@@ -112,10 +112,14 @@ export class SpecValidator {
    * `isRule` says whether an id is a rule of that source in conformance/rules.yaml (a charge
    * prefers one); tests may pass their own.
    */
+  /** The target's own published document, when the run judges decided parts by it. */
+  private readonly published: (SpecValidator & { origin: string }) | undefined;
+
   constructor(
     spec: Json = parse(readFileSync(CONTRACT_PATH, 'utf8')) as Json,
     isRule: (id: string, source: 'documented' | 'decided') => boolean = (id, source) =>
       ruleById(id)?.source === source,
+    published?: { document: Json; origin: string },
   ) {
     this.spec = spec;
     this.documented = documentedContract(spec);
@@ -135,6 +139,12 @@ export class SpecValidator {
         this.routes.push({ method, template, regex: templateToRegex(template), operation });
       }
     }
+    this.published =
+      published === undefined
+        ? undefined
+        : Object.assign(new SpecValidator(published.document, isRule), {
+            origin: published.origin,
+          });
   }
 
   /** The operations of the contract as `METHOD /path` strings. */
@@ -172,28 +182,52 @@ export class SpecValidator {
    * fails); a response that passes it but breaks the whole contract broke only decided parts,
    * and is charged to the nearest `x-decided` row that conformance/rules.yaml asserts.
    */
-  judge(response: ResponseToValidate): Judgement {
+  judge(response: ResponseToValidate, canonical: ResponseToValidate = response): Judgement {
     const documented = this.findings(this.layer, response);
+    const decidedFindings = () =>
+      this.published === undefined
+        ? this.findings(this.full, canonical).map((f) => ({ finding: f, rule: this.decidedRule(f) }))
+        : this.publishedFindings(response);
     if (documented.length > 0) {
       const rules = documented.map((f) => this.documentedRule(f));
-      const decidedOnly = this.findings(this.full, response).filter(
-        (f) => !documented.some((d) => d.text === f.text),
+      const decidedOnly = decidedFindings().filter(
+        ({ finding }) => !documented.some((d) => d.text === finding.text),
       );
       return {
         violations: [
           ...documented.map((f, i) => `${f.text} [documented: ${rules[i]}]`),
-          ...decidedOnly.map((f) => `${f.text} [decided: ${this.decidedRule(f)}]`),
+          ...decidedOnly.map(({ finding, rule }) => `${finding.text} [decided: ${rule}]`),
         ],
         charge: { ruleId: rules[0]!, layer: 'documented' },
       };
     }
-    const decided = this.findings(this.full, response);
+    const decided = decidedFindings();
     if (decided.length === 0) return { violations: [] };
-    const rules = decided.map((f) => this.decidedRule(f));
     return {
-      violations: decided.map((f, i) => `${f.text} [decided: ${rules[i]}]`),
-      charge: { ruleId: rules[0]!, layer: 'decided' },
+      violations: decided.map(({ finding, rule }) => `${finding.text} [decided: ${rule}]`),
+      charge: { ruleId: decided[0]!.rule, layer: 'decided' },
     };
+  }
+
+  /**
+   * A response judged by the target's own published document, its decided layer (issue 26):
+   * each finding says so, and is charged to the D-row our contract gives that answer.
+   */
+  private publishedFindings(response: ResponseToValidate): { finding: Finding; rule: string }[] {
+    const published = this.published!;
+    const ours = this.match(response.method, response.path);
+    const theirs = published.match(response.method, response.path);
+    if (ours === undefined || theirs === undefined) return [];
+    return published.findings(published.full, response).map((finding) => {
+      const rule = this.decidedRule({ ...finding, kind: 'status', match: ours });
+      return {
+        finding: {
+          ...finding,
+          text: `${finding.text} (the target's own published contract, ${published.origin})`,
+        },
+        rule,
+      };
+    });
   }
 
   /** Every way a webhook delivery body breaks the contract's `webhooks.<event>` section. */

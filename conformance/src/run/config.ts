@@ -1,3 +1,5 @@
+import type { ResolvedBinding } from '../binding/binding.ts';
+
 /**
  * What the suite runs against and how, handed from the `mailtwin-conformance` process to the
  * vitest workers through one environment variable (workers inherit the environment).
@@ -99,7 +101,11 @@ export type KeyRole = (typeof KEY_ROLES)[number];
 export type ProfileName = 'full' | 'quick' | 'certify' | 'read-only';
 
 export type TargetConfig =
-  | { kind: 'emulator' }
+  | {
+      kind: 'emulator';
+      /** A binding file the in-process emulator speaks (`--emulator-binding`). */
+      binding?: string;
+    }
   | {
       kind: 'live';
       /** The full versioned endpoint, `{base_url}` of §1, ending in /openapi/v1. */
@@ -146,6 +152,11 @@ export interface RunConfig {
    * absolute, `shown` as the printed command names it. Unset: the system's temporary folder.
    */
   replayFiles?: { dir: string; shown: string };
+  /**
+   * The binding the run checks the target through (binding/target-binding.ts), and where the
+   * target's published document is, when it is the decided layer. Unset: the default.
+   */
+  binding?: { resolved: ResolvedBinding; publishedUrl?: string };
 }
 
 export const RUN_CONFIG_ENV = 'MAILTWIN_CONFORMANCE_CONFIG';

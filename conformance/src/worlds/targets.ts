@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createApp, defaultDeps } from '../../../emulator/src/app.ts';
+import { loadBindingFile } from '../../../emulator/src/binding/load.ts';
 import { httpConnector, type Connector } from '../../../emulator/src/webhooks/connector.ts';
 import type { Resolver } from '../../../emulator/src/webhooks/endpoint-guard.ts';
 import {
@@ -92,6 +93,9 @@ export function createTarget(config: TargetConfig): Target {
         // Its made-up origin is a name, so it is served as `--allowed-hosts` would (D-66).
         hosts: { allowed: [new URL(IN_PROCESS_ORIGIN).hostname] },
         logError: () => {},
+        // `--emulator-binding`: the emulator speaks another deployment's names; the suite
+        // learns them as from any target, from the document it publishes.
+        ...(config.binding === undefined ? {} : { binding: loadBindingFile(config.binding) }),
       }),
     );
     return {
