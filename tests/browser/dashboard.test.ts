@@ -162,6 +162,137 @@ describe('the web dashboard in Chromium', () => {
     },
   );
 
+  it.each(PAGES)(
+    'fits the %s page in a 390 px wide screen with no horizontal scrolling',
+    async (name, path, selector) => {
+      const phone = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 1,
+        isMobile: true,
+        hasTouch: true,
+      });
+      const page = await phone.newPage();
+      await page.goto(signInUrl(origin, TOKEN));
+      const answer = await page.goto(`${origin}${path()}`);
+      expect(answer?.status()).toBe(200);
+      await page.waitForSelector(selector);
+      const width = Number(await page.evaluate('document.scrollingElement.scrollWidth'));
+      console.log(`${name} page at 390 px: scrollWidth ${width}`);
+      await page.screenshot({ path: `${SCREENSHOTS}/${name}-390.png`, fullPage: true });
+      expect(width, `${name}: document.scrollingElement.scrollWidth`).toBeLessThanOrEqual(390);
+      await phone.close();
+    },
+  );
+
+  it('shows the parts of an email as accessible tabs that keep the mail frame sandboxed', async () => {
+    const { page, errors } = await watchedPage();
+    await page.goto(`${origin}/dashboard/emails/${plainEmailId}`);
+    const tabs = page.getByRole('tablist').getByRole('tab');
+    expect(await tabs.allInnerTexts()).toEqual([
+      'HTML',
+      'Text',
+      'Attachments (0)',
+      'Headers',
+      'Source',
+    ]);
+    const panel = (name: string) => page.locator(`#panel-${name}`);
+    expect(await page.getByRole('tab', { selected: true }).innerText()).toBe('HTML');
+    expect(await panel('html').isVisible()).toBe(true);
+    expect(await panel('text').isVisible()).toBe(false);
+    // A click switches in place (no navigation), and the address names the tab.
+    await page.evaluate(() => Object.assign(globalThis, { notReloaded: true }));
+    await page.getByRole('tab', { name: 'Text' }).click();
+    expect(await page.getByRole('tab', { selected: true }).innerText()).toBe('Text');
+    expect(await panel('text').innerText()).toContain('jammed again');
+    expect(await panel('html').isVisible()).toBe(false);
+    expect(page.url()).toMatch(/\?tab=text$/);
+    // The keyboard: arrow keys move the selection and the focus, End goes to the last tab.
+    await page.keyboard.press('ArrowRight');
+    expect(await page.getByRole('tab', { selected: true }).innerText()).toBe('Attachments (0)');
+    await page.keyboard.press('End');
+    const source = page.getByRole('tab', { selected: true });
+    expect(await source.innerText()).toBe('Source');
+    expect(await page.evaluate('document.activeElement.id')).toBe('tab-source');
+    expect(await panel('source').innerText()).toContain('Printer jammed again');
+    expect(await page.getByRole('tabpanel').count()).toBe(1); // hidden panels are not exposed
+    await page.keyboard.press('ArrowRight'); // wraps to the first
+    expect(await page.getByRole('tab', { selected: true }).innerText()).toBe('HTML');
+    const frame = page.locator('iframe.mail');
+    expect(await frame.getAttribute('sandbox')).toBe('allow-popups allow-popups-to-escape-sandbox');
+    await expect
+      .poll(() => page.frameLocator('iframe.mail').locator('body').innerText())
+      .toContain('jammed again');
+    expect(await page.evaluate(() => (globalThis as { notReloaded?: boolean }).notReloaded)).toBe(
+      true,
+    );
+    expect(errors).toEqual([]);
+    await page.close();
+    // Without script, each tab is a link to the page showing that part.
+    const noScript = await browser.newContext({ javaScriptEnabled: false });
+    const plain = await noScript.newPage();
+    await plain.goto(signInUrl(origin, TOKEN));
+    await plain.goto(`${origin}/dashboard/emails/${plainEmailId}`);
+    await Promise.all([
+      plain.waitForURL(/\?tab=headers$/),
+      plain.getByRole('tab', { name: 'Headers' }).click(),
+    ]);
+    expect(await plain.getByRole('tab', { selected: true }).innerText()).toBe('Headers');
+    expect(await plain.locator('#panel-headers').innerText()).toContain('Subject');
+    expect(await plain.locator('#panel-html').isVisible()).toBe(false);
+    await noScript.close();
+  });
+
+  it('marks an email read and unread, stars it, moves it and deletes it from its page', async () => {
+    const email = services.inbound.injectJson({
+      mailbox: 'support@acme.test',
+      from: 'Kim Client <kim@customer.example>',
+      subject: 'Controls on the email page',
+      text: 'Please file this.',
+    });
+    const stored = () => services.deps.store.emails.get(email.id);
+    const { page, errors } = await watchedPage();
+    await page.goto(`${origin}/dashboard/emails/${email.id}`);
+    const click = async (selector: string) => {
+      await Promise.all([page.waitForURL(/notice=/), page.click(selector)]);
+      await page.waitForSelector('.notice[role="status"]');
+    };
+    expect(stored()).toMatchObject({ read: false, starred: false, folder: 'inbox' });
+    await click('button:has-text("Mark read")');
+    expect(await page.locator('.notice[role="status"]').innerText()).toBe('Marked read.');
+    expect(stored()?.read).toBe(true);
+    await click('button:has-text("Mark unread")');
+    expect(stored()?.read).toBe(false);
+    await click('button:has-text("Star")');
+    expect(stored()?.starred).toBe(true);
+    expect(await page.locator('dl.meta').innerText()).toContain('unread, starred');
+    await click('button:has-text("Unstar")');
+    expect(stored()?.starred).toBe(false);
+    await page.selectOption('#move-folder', 'archive');
+    await click('#move');
+    expect(await page.locator('.notice[role="status"]').innerText()).toBe('Moved to archive.');
+    expect(stored()?.folder).toBe('archive');
+    expect(await page.locator('#move-folder').inputValue()).toBe('archive');
+    // The same email through the API: the dashboard's changes are the API's.
+    const api = await fetch(`${origin}/openapi/v1/emails/${email.id}`, {
+      headers: { authorization: `Bearer ${DEMO_KEY}` },
+    });
+    expect(await api.json()).toMatchObject({ folder: 'archive', read: false, starred: false });
+    // Delete asks once more (a disclosure, no dialog), then returns to the mailbox.
+    expect(await page.locator('#delete').isVisible()).toBe(false);
+    await page.click('details.delete summary');
+    await Promise.all([page.waitForURL(/\/dashboard\/mailboxes\/support/), page.click('#delete')]);
+    expect(await page.locator('.notice[role="status"]').innerText()).toBe(
+      'Deleted "Controls on the email page".',
+    );
+    expect(stored()).toBeUndefined();
+    const gone = await fetch(`${origin}/openapi/v1/emails/${email.id}`, {
+      headers: { authorization: `Bearer ${DEMO_KEY}` },
+    });
+    expect(gone.status).toBe(404);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('narrows a mailbox with a search, and opens an email to its body', async () => {
     const { page, errors } = await watchedPage();
     await page.goto(`${origin}/dashboard/mailboxes/billing%40acme.test`);

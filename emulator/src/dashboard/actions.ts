@@ -1,7 +1,9 @@
 import type { Context, Hono } from 'hono';
 import type { Services } from '../app.ts';
+import { FOLDERS, type Folder } from '../domain/types.ts';
 import type { ControlAnswer, ControlClient } from './control-client.ts';
 import { afterAction, backTo, field, fieldList, formFields, seg } from './format.ts';
+import { findEmail } from './pages/email.ts';
 import { keysPage } from './pages/keys.ts';
 import { webhooksPage } from './pages/webhooks.ts';
 
@@ -38,9 +40,60 @@ function scoped(fields: Fields) {
   };
 }
 
-/** The dashboard's POST routes, each one control-plane call. */
+/** The changes an email form asks for, as the API's PATCH body (§4.5, D-20) would name them. */
+function emailChanges(fields: Fields): { folder?: Folder; read?: boolean; starred?: boolean } {
+  const flag = (name: 'read' | 'starred') => {
+    const value = field(fields, name);
+    return value === 'true' ? { [name]: true } : value === 'false' ? { [name]: false } : {};
+  };
+  const folder = field(fields, 'folder');
+  return {
+    ...flag('read'),
+    ...flag('starred'),
+    ...((FOLDERS as readonly string[]).includes(folder ?? '') ? { folder: folder as Folder } : {}),
+  };
+}
+
+const CHANGED: Record<string, (value: string) => string> = {
+  read: (v) => (v === 'true' ? 'Marked read.' : 'Marked unread.'),
+  starred: (v) => (v === 'true' ? 'Starred.' : 'Unstarred.'),
+  folder: (v) => `Moved to ${v}.`,
+};
+
+/**
+ * The email page's controls (read, star, move, delete). The control plane has no email
+ * operations, so these make the store calls the API's PATCH and DELETE routes make
+ * (routes/emails.ts): the same folder names (D-5), flags and permanent removal (§4.6).
+ */
+function registerEmailActions(app: Hono, services: Services): void {
+  const { store } = services.deps;
+  app.post('/dashboard/emails/:id/update', async (c) => {
+    const email = findEmail(services, c.req.param('id'));
+    const changes = emailChanges(await formFields(c));
+    const page = `/dashboard/emails/${seg(email.id)}`;
+    if (Object.keys(changes).length === 0) {
+      return afterAction(c, page, { ok: false, message: 'Nothing to change.' });
+    }
+    store.emails.update(email.id, changes);
+    const notice = Object.entries(changes)
+      .map(([name, value]) => CHANGED[name]?.(String(value)) ?? '')
+      .join(' ');
+    return afterAction(c, page, { ok: true, notice });
+  });
+  app.post('/dashboard/emails/:id/delete', (c) => {
+    const email = findEmail(services, c.req.param('id'));
+    store.emails.delete(email.id);
+    return afterAction(c, `/dashboard/mailboxes/${seg(email.mailbox)}`, {
+      ok: true,
+      notice: `Deleted "${email.subject || '(no subject)'}".`,
+    });
+  });
+}
+
+/** The dashboard's POST routes, each one control-plane call (the email controls aside). */
 export function registerActions(app: Hono, services: Services, control: ControlClient): void {
   const id = (c: Context) => seg(c.req.param('id') ?? '');
+  registerEmailActions(app, services);
 
   app.post('/dashboard/keys', async (c) => {
     const fields = await formFields(c);

@@ -50,6 +50,36 @@ summary { cursor: pointer; }
 .card-box { background: #fff; border: 1px solid var(--line); padding: 10px; }
 .card-box ul { margin: 6px 0 0; padding-left: 18px; }
 .card-box h2 { margin-top: 0; }
+[hidden] { display: none !important; }
+h1, td, dd, .snippet { overflow-wrap: anywhere; }
+.table-wrap { overflow-x: auto; max-width: 100%; }
+.email-actions { display: flex; flex-wrap: wrap; gap: 8px; align-items: center; margin: 0 0 12px; }
+.email-actions form.move { display: inline-flex; gap: 6px; align-items: end; }
+.email-actions details.delete { margin: 0; padding: 4px 8px; }
+.email-actions details.delete[open] form { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 6px; }
+[role="tablist"] { display: flex; flex-wrap: wrap; gap: 2px; margin: 16px 0 0; border-bottom: 1px solid var(--line); }
+[role="tab"] { padding: 6px 12px; border: 1px solid transparent; border-bottom: none; border-radius: 6px 6px 0 0; color: var(--muted); text-decoration: none; }
+[role="tab"][aria-selected="true"] { background: #fff; border-color: var(--line); color: var(--fg); font-weight: 600; margin-bottom: -1px; }
+[role="tab"]:focus-visible, [role="tabpanel"]:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
+[role="tabpanel"] { background: #fff; border: 1px solid var(--line); border-top: none; padding: 10px; }
+[role="tabpanel"] > pre, [role="tabpanel"] > .table-wrap > table { border: none; }
+/* A phone (390 px): the header wraps, the mailbox list becomes one card per email, the
+   email's fields stack; any other table scrolls inside its own box, never the page. */
+@media (max-width: 640px) {
+  header { flex-wrap: wrap; gap: 4px 12px; padding: 8px 12px; }
+  main { padding: 12px 12px 32px; }
+  table.emails thead { display: none; }
+  table.emails, table.emails tbody, table.emails tr, table.emails td { display: block; }
+  table.emails tr { padding: 6px 8px; border-bottom: 1px solid var(--line); }
+  table.emails td { padding: 0; border: none; }
+  table.emails td:empty { display: none; }
+  table.emails td.folder, table.emails td.files, table.emails td.star { display: inline-block; margin-right: 8px; }
+  dl.meta { grid-template-columns: 1fr; }
+  dl.meta dd { margin-bottom: 4px; }
+  .cards { grid-template-columns: 1fr; }
+  iframe.mail { height: 360px; }
+  table.headers th { width: auto; white-space: normal; }
+}
 `;
 
 const LIVE_JS = `
@@ -105,6 +135,40 @@ const LIVE_JS = `
       }
     });
   }
+  // Tabs (the email page): links that work without script (?tab=), switched in place with
+  // it; arrow keys, Home and End move between tabs (WAI-ARIA Authoring Practices, Tabs).
+  function selectTab(tab, focus) {
+    const list = tab.closest('[role="tablist"]');
+    if (!list) return;
+    for (const other of list.querySelectorAll('[role="tab"]')) {
+      const selected = other === tab;
+      other.setAttribute('aria-selected', String(selected));
+      other.tabIndex = selected ? 0 : -1;
+      const panel = document.getElementById(other.getAttribute('aria-controls') || '');
+      if (panel) panel.hidden = !selected;
+    }
+    if (focus) tab.focus();
+    const url = new URL(tab.href);
+    history.replaceState(null, '', url.pathname + url.search);
+  }
+  const tabOf = (event) => (event.target instanceof Element ? event.target.closest('[role="tab"]') : null);
+  document.addEventListener('click', (event) => {
+    const tab = tabOf(event);
+    if (!tab || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    event.preventDefault();
+    selectTab(tab, false);
+  });
+  document.addEventListener('keydown', (event) => {
+    const tab = tabOf(event);
+    const list = tab && tab.closest('[role="tablist"]');
+    if (!list) return;
+    const tabs = Array.from(list.querySelectorAll('[role="tab"]'));
+    const i = tabs.indexOf(tab);
+    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: tabs.length - 1 }[event.key];
+    if (to === undefined) return;
+    event.preventDefault();
+    selectTab(tabs[(to + tabs.length) % tabs.length], true);
+  });
   document.addEventListener('submit', async (event) => {
     const form = event.target;
     if (!(form instanceof HTMLFormElement) || !form.hasAttribute('data-async')) return;

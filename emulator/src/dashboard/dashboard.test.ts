@@ -157,6 +157,38 @@ describe('the dashboard', () => {
     expect(keys).not.toContain(secret);
   });
 
+  it('changes an email from its page only for a signed-in, same-origin post with something to change', async () => {
+    const { app, post, services } = await signedIn();
+    const email = services.inbound.injectJson({
+      mailbox: 'hello@acme.test',
+      from: 'a@customer.example',
+      subject: 'Controls',
+      text: 'x',
+    });
+    const stored = () => services.deps.store.emails.get(email.id);
+    const base = `/dashboard/emails/${email.id}`;
+    const anonymous = await app.request(`${base}/delete`, { method: 'POST' });
+    expect(anonymous.status).toBe(401);
+    const crossSite = await post(`${base}/delete`, {}, { origin: 'https://evil.example' });
+    expect(crossSite.status).toBe(403);
+    const nothing = await post(`${base}/update`, { folder: 'later', read: 'yes' });
+    expect(nothing.status).toBe(303);
+    expect(nothing.headers.get('location')).toBe(`${base}?error=Nothing+to+change.`);
+    expect(stored()).toMatchObject({ folder: 'inbox', read: false, starred: false });
+    const changed = await post(`${base}/update`, { folder: 'spam', read: 'true', starred: 'true' });
+    expect(changed.headers.get('location')).toBe(
+      `${base}?notice=Marked+read.+Starred.+Moved+to+spam.`,
+    );
+    expect(stored()).toMatchObject({ folder: 'spam', read: true, starred: true });
+    const deleted = await post(`${base}/delete`, {});
+    expect(deleted.headers.get('location')).toMatch(
+      /^\/dashboard\/mailboxes\/hello%40acme\.test\?notice=Deleted/,
+    );
+    expect(stored()).toBeUndefined();
+    const again = await post(`${base}/delete`, {});
+    expect(again.status).toBe(404);
+  });
+
   it('reports a refused action with the control plane message, and refuses a post from another origin', async () => {
     const { post } = await signedIn();
     const refused = await post('/dashboard/clock', { set: '2001-01-01T00:00:00Z' });

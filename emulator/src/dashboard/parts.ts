@@ -14,22 +14,25 @@ export function listTable(
   rows: Markup[],
   empty: Markup | string,
 ) {
-  return html`<table class="${className}">
-    <thead>
-      <tr>
-        ${headers.map((h) => html`<th>${h}</th>`)}
-      </tr>
-    </thead>
-    <tbody>
-      ${
-        rows.length === 0
-          ? html`<tr>
-              <td colspan="${headers.length}" class="muted">${empty}</td>
-            </tr>`
-          : rows
-      }
-    </tbody>
-  </table>`;
+  // Wrapped: on a narrow screen a wide table scrolls in its own box, not the whole page.
+  return html`<div class="table-wrap">
+    <table class="${className}">
+      <thead>
+        <tr>
+          ${headers.map((h) => html`<th>${h}</th>`)}
+        </tr>
+      </thead>
+      <tbody>
+        ${
+          rows.length === 0
+            ? html`<tr>
+                <td colspan="${headers.length}" class="muted">${empty}</td>
+              </tr>`
+            : rows
+        }
+      </tbody>
+    </table>
+  </div>`;
 }
 
 /** A secret the control plane shows once (§2.1 `sk-`, §2.5 `whsec_`), after `message`. */

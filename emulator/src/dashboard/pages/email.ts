@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Services } from '../../app.ts';
 import { ApiError, quoteForMessage } from '../../errors.ts';
-import type { Email } from '../../domain/types.ts';
+import { FOLDERS, type Email } from '../../domain/types.ts';
 import { page } from '../layout.ts';
 import { addressList, addressText, bytes, seg, when } from '../format.ts';
 import { emailSource, headersOf } from '../email-source.ts';
@@ -15,6 +15,10 @@ const SOURCE_NOTE = {
   composed:
     'Composed again from the stored email (this copy keeps no original bytes); MIME boundaries differ from the message sent.',
 } as const;
+
+/** The email page's tabs, in order; `?tab=` picks one (the page works without script). */
+export const EMAIL_TABS = ['html', 'text', 'attachments', 'headers', 'source'] as const;
+type EmailTab = (typeof EMAIL_TABS)[number];
 
 /** How much of a source is shown inline; the .eml download always has all of it. */
 const SHOWN_SOURCE_BYTES = 256 * 1024;
@@ -53,7 +57,7 @@ export function emailPage(services: Services) {
               hasRemoteContent(email.html) && !remote
                 ? html`<p class="notice">
                     Remote content (images, styles from other sites) is blocked.
-                    <a href="${base}?remote=1#html" id="load-remote">Load remote content</a>
+                    <a href="${base}?remote=1&amp;tab=html" id="load-remote">Load remote content</a>
                   </p>`
                 : ''
             }
@@ -64,6 +68,50 @@ export function emailPage(services: Services) {
               referrerpolicy="no-referrer"
               src="${base}/body.html${remote ? '?remote=1' : ''}"
             ></iframe>`;
+    const panels: Record<EmailTab, { label: string; body: unknown }> = {
+      html: { label: 'HTML', body: htmlPart },
+      text: {
+        label: 'Text',
+        body:
+          email.text === null
+            ? html`<p class="muted">This email has no text part.</p>`
+            : html`<pre class="text-body">${email.text}</pre>`,
+      },
+      attachments: {
+        label: `Attachments (${email.attachments.length})`,
+        body:
+          email.attachments.length === 0
+            ? html`<p class="muted">None.</p>`
+            : html`<ul>
+                ${email.attachments.map(
+                  (a) =>
+                    html`<li>
+                      <a href="${base}/attachments/${seg(a.id)}" download="${a.name}">${a.name}</a>
+                      <span class="muted">${a.contentType}, ${bytes(a.size)}</span>
+                    </li>`,
+                )}
+              </ul>`,
+      },
+      headers: { label: 'Headers', body: headersTable(headersOf(raw)) },
+      source: {
+        label: 'Source',
+        body: html`<p class="muted">
+            ${SOURCE_NOTE[kind]}
+            ${
+              raw.length > SHOWN_SOURCE_BYTES
+                ? ` Showing the first ${bytes(SHOWN_SOURCE_BYTES)} of ${bytes(raw.length)}.`
+                : ''
+            }
+          </p>
+          <pre class="source">${shown}</pre>`,
+      },
+    };
+    const asked = c.req.query('tab');
+    const current: EmailTab = EMAIL_TABS.includes(asked as EmailTab)
+      ? (asked as EmailTab)
+      : email.html === null && email.text !== null
+        ? 'text'
+        : 'html';
     return page(c, {
       title: email.subject || '(no subject)',
       section: '/',
@@ -71,6 +119,7 @@ export function emailPage(services: Services) {
           <a href="/dashboard/mailboxes/${seg(email.mailbox)}">« ${email.mailbox}</a> ·
           <a href="${base}/eml" download>Download .eml</a>
         </p>
+        ${emailControls(email, base)}
         <dl class="meta">
           ${meta.map(
             ([name, value]) =>
@@ -82,42 +131,70 @@ export function emailPage(services: Services) {
           <dt>Received</dt>
           <dd>${when(email.receivedAt)}</dd>
         </dl>
-        <h2 id="html">HTML</h2>
-        ${htmlPart}
-        <h2 id="text">Text</h2>
-        ${
-          email.text === null
-            ? html`<p class="muted">This email has no text part.</p>`
-            : html`<pre class="text-body">${email.text}</pre>`
-        }
-        <h2 id="attachments">Attachments</h2>
-        ${
-          email.attachments.length === 0
-            ? html`<p class="muted">None.</p>`
-            : html`<ul>
-                ${email.attachments.map(
-                  (a) =>
-                    html`<li>
-                      <a href="${base}/attachments/${seg(a.id)}" download="${a.name}">${a.name}</a>
-                      <span class="muted">${a.contentType}, ${bytes(a.size)}</span>
-                    </li>`,
-                )}
-              </ul>`
-        }
-        <h2 id="headers">Headers</h2>
-        ${headersTable(headersOf(raw))}
-        <h2 id="source">Source</h2>
-        <p class="muted">
-          ${SOURCE_NOTE[kind]}
-          ${
-            raw.length > SHOWN_SOURCE_BYTES
-              ? ` Showing the first ${bytes(SHOWN_SOURCE_BYTES)} of ${bytes(raw.length)}.`
-              : ''
-          }
-        </p>
-        <pre class="source">${shown}</pre>`,
+        <div class="tabs">
+          <div role="tablist" aria-label="Parts of the email">
+            ${EMAIL_TABS.map(
+              (tab) =>
+                html`<a
+                  role="tab"
+                  id="tab-${tab}"
+                  href="?tab=${tab}${remote ? '&remote=1' : ''}"
+                  aria-controls="panel-${tab}"
+                  aria-selected="${tab === current ? 'true' : 'false'}"
+                  tabindex="${tab === current ? '0' : '-1'}"
+                  >${panels[tab].label}</a
+                >`,
+            )}
+          </div>
+          ${EMAIL_TABS.map(
+            (tab) =>
+              html`<section
+                role="tabpanel"
+                id="panel-${tab}"
+                aria-labelledby="tab-${tab}"
+                tabindex="0"
+                ${tab === current ? '' : 'hidden'}
+              >
+                ${panels[tab].body}
+              </section>`,
+          )}
+        </div>`,
     });
   };
+}
+
+/**
+ * Read/unread, star/unstar, move and delete: plain forms (no script needed) posted to
+ * actions.ts, which applies them with the store calls the API's PATCH and DELETE make.
+ */
+function emailControls(email: Email, base: string) {
+  const flag = (name: 'read' | 'starred', value: boolean, label: string) =>
+    html`<form method="post" action="${base}/update" class="inline">
+      <input type="hidden" name="${name}" value="${String(value)}" />
+      <button type="submit" class="secondary" id="${name}-${String(value)}">${label}</button>
+    </form>`;
+  return html`<div class="email-actions" role="group" aria-label="Email actions">
+    ${email.read ? flag('read', false, 'Mark unread') : flag('read', true, 'Mark read')}
+    ${email.starred ? flag('starred', false, 'Unstar') : flag('starred', true, 'Star')}
+    <form method="post" action="${base}/update" class="inline move">
+      <label
+        >Folder
+        <select name="folder" id="move-folder">
+          ${FOLDERS.map(
+            (f) => html`<option value="${f}" ${f === email.folder ? 'selected' : ''}>${f}</option>`,
+          )}
+        </select></label
+      >
+      <button type="submit" class="secondary" id="move">Move</button>
+    </form>
+    <details class="delete">
+      <summary>Delete…</summary>
+      <form method="post" action="${base}/delete" class="inline">
+        <span>Permanent: the email cannot be recovered (move it to trash to keep it).</span>
+        <button type="submit" class="danger" id="delete">Delete permanently</button>
+      </form>
+    </details>
+  </div>`;
 }
 
 /** `/dashboard/emails/:id/body.html`: the HTML part alone, sandboxed (email-frame.ts). */

@@ -114,14 +114,14 @@ function emailTable(
   const rows = emails.map(
     (e) =>
       html`<tr class="${e.read ? 'read' : 'unread'}" data-email-id="${e.id}">
-        <td>${e.starred ? '★' : ''}</td>
+        <td class="star">${e.starred ? html`<span aria-label="starred">★</span>` : ''}</td>
         <td>${addressText(e.from)}</td>
         <td>
           <a href="/dashboard/emails/${seg(e.id)}">${e.subject || '(no subject)'}</a>
           <span class="snippet">${e.snippet}</span>
         </td>
-        <td><span class="badge">${e.folder}</span></td>
-        <td class="muted">
+        <td class="folder"><span class="badge">${e.folder}</span></td>
+        <td class="muted files">
           ${e.attachmentCount === 0 ? '' : e.attachmentCount === 1 ? '1 file' : `${e.attachmentCount} files`}
         </td>
         <td>${when(e.receivedAt)}</td>
