@@ -138,6 +138,14 @@ export function htmlToPlainText(html: string): string {
  * HTML, so the two parts always say the same thing and the text never holds what the HTML lost.
  */
 export function renderMarkdown(markdown: string): { html: string; text: string } {
-  const html = sanitizeEmailHtml(md.render(markdown));
+  const html = markdownToHtml(markdown);
   return { html, text: htmlToPlainText(html) };
+}
+
+/**
+ * The HTML part of a `markdown` body alone, sanitized: what `renderMarkdown` derives the text
+ * part from. Apart so a sender can judge the size of the HTML before deriving the text.
+ */
+export function markdownToHtml(markdown: string): string {
+  return sanitizeEmailHtml(md.render(markdown));
 }

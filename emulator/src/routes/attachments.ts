@@ -16,8 +16,21 @@ export function fileResponse(c: Context, file: Download): Response {
 
 /** §4.9: exactly one non-empty file in the form field `file`, and nothing else. */
 async function readUpload(c: Context): Promise<IncomingFile> {
-  if (!/^multipart\/form-data\s*;/i.test(c.req.header('content-type') ?? '')) {
-    throw new ApiError('unsupported_media_type', 'Upload with Content-Type multipart/form-data.');
+  const type = c.req.header('content-type') ?? '';
+  if (!/^multipart\/form-data\s*(;|$)/i.test(type.trim())) {
+    const media = type.split(';')[0]?.trim() ?? '';
+    const sent = media === '' ? 'none' : `"${quoteForMessage(media)}"`;
+    throw new ApiError(
+      'unsupported_media_type',
+      `Upload with Content-Type multipart/form-data; this request has ${sent}.`,
+    );
+  }
+  // The right type, but its parts cannot be found: the form is what is wrong (D-12), not its type.
+  if (!/;\s*boundary\s*=/i.test(type)) {
+    throw new ApiError(
+      'invalid_multipart',
+      'multipart/form-data needs a boundary parameter (multipart/form-data; boundary=…) saying where each part starts.',
+    );
   }
   let form: FormData;
   try {

@@ -4,12 +4,12 @@ import type { Ids } from '../ids.ts';
 import type { Access } from '../http/auth.ts';
 import type { RequestValidator } from '../http/request-validator.ts';
 import { snippetOf } from '../domain/email-view.ts';
-import type * as Markdown from '../domain/markdown.ts';
 import { pickBody, type GivenBody } from '../domain/message-body.ts';
 import { checkRecipientCount, requireAddress, requireAddresses } from '../domain/recipients.ts';
 import {
   checkCallerVariables,
   checkVariablesSupplied,
+  renderedLength,
   renderTemplate,
   variablesUsed,
   type Variables,
@@ -22,7 +22,8 @@ import {
   replyThreading,
 } from '../domain/threading.ts';
 import type { Address, Email, Mailbox, NewAttachment } from '../domain/types.ts';
-import { composeMime } from '../mime/compose.ts';
+import type { BodyJob } from '../mime/render-body.ts';
+import { sharedRenderPool, type BodyRenderer } from '../mime/render-pool.ts';
 import type { components } from '../../../spec/generated/openapi.d.ts';
 import type { Store } from '../store/store.ts';
 import { faultError, type FaultInjector, type FaultableOperation } from './faults.ts';
@@ -71,13 +72,6 @@ interface Rendered {
   raw: Buffer;
 }
 
-/**
- * markdown-it, sanitize-html and html-to-text load on the first send that renders, so
- * start-up does not wait for them.
- */
-let markdownModule: Promise<typeof Markdown> | undefined;
-const loadMarkdown = () => (markdownModule ??= import('../domain/markdown.ts'));
-
 type Json = Record<string, unknown>;
 
 /** A request body as spec/openapi.yaml defines it (types generated from the contract). */
@@ -104,6 +98,8 @@ export class SendService {
     private readonly onDelivered: (email: Email) => void = () => {},
     /** When inbox copies arrive; without it (or with no delay) at once, with the send. */
     private readonly delivery?: LocalDelivery,
+    /** Renders bodies: large ones on worker threads, so no send holds the event loop. */
+    private readonly renderer: BodyRenderer = sharedRenderPool,
   ) {}
 
   async send(access: Access, body: Json, origin: string): Promise<Email> {
@@ -348,27 +344,28 @@ export class SendService {
       email: recipient.address,
       unsubscribe_url: this.unsubscribeUrl(origin, recipient.address),
     };
+    // Code points are at least half the code units: a subject that long once filled in is
+    // refused before it is made (variables could make it gigabytes).
+    if ('template' in draft.subject && renderedLength(draft.subject.template, values) > 2 * 998)
+      throw subjectTooLong();
     const subject =
       'template' in draft.subject
         ? renderTemplate(draft.subject.template, values)
         : draft.subject.literal;
-    if ([...subject].length > 998)
-      throw new ApiError(
-        'subject_too_long',
-        'subject is longer than 998 characters once variables are filled in.',
-        'subject',
-      );
+    if ([...subject].length > 998) throw subjectTooLong();
     const preheader =
       draft.preheader === undefined ? null : renderTemplate(draft.preheader, values);
-    const { htmlToPlainText, renderMarkdown } = await loadMarkdown();
-    let text: string | null;
+    let markdown: BodyJob['markdown'] = null;
+    let text: BodyJob['text'];
     let html: string | null;
     switch (draft.body.kind) {
       case 'markdown':
-        ({ text, html } = renderMarkdown(renderTemplate(draft.body.source, values)));
+        markdown = { template: draft.body.source, values };
+        text = null;
+        html = null;
         break;
       case 'text':
-        text = renderTemplate(draft.body.source, values);
+        text = { template: draft.body.source, values };
         html = null;
         break;
       case 'html':
@@ -379,29 +376,26 @@ export class SendService {
         ({ text, html } = draft.body);
         break;
     }
-    if (html !== null && preheader !== null) html = withPreheader(html, preheader);
-    const raw = await composeMime({
-      from: draft.from,
-      to: draft.to,
-      cc: draft.cc,
-      subject,
+    const result = await this.renderer.render({
+      markdown,
       text,
       html,
-      messageId,
-      inReplyTo: draft.inReplyTo,
-      references: draft.references,
-      date: now,
-      attachments: draft.attachments,
+      hiddenPreheader: preheader,
+      message: {
+        from: draft.from,
+        to: draft.to,
+        cc: draft.cc,
+        subject,
+        messageId,
+        inReplyTo: draft.inReplyTo,
+        references: draft.references,
+        date: now,
+        attachments: draft.attachments,
+      },
+      maxBytes: MAX_MESSAGE_BYTES,
     });
-    if (raw.length > MAX_MESSAGE_BYTES) {
-      throw new ApiError(
-        'message_too_large',
-        `The encoded message is ${raw.length} bytes; the platform accepts at most ${MAX_MESSAGE_BYTES} (5 MiB). Put large files' url in the body instead.`,
-        'attachmentIds',
-      );
-    }
-    const plain = text ?? (html === null ? null : htmlToPlainText(html));
-    return { subject, preheader, text, html, plain, raw };
+    if (!result.ok) throw messageTooLarge(draft, result);
+    return { subject, preheader, ...result, raw: result.raw as Buffer };
   }
 
   private copy(
@@ -521,4 +515,37 @@ function withPreheader(html: string, preheader: string): string {
     .replace(/>/g, '&gt;')
     .replace(/"/g, '&quot;');
   return `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${escaped}</div>${html}`;
+}
+
+function subjectTooLong(): ApiError {
+  return new ApiError(
+    'subject_too_long',
+    'subject is longer than 998 characters once variables are filled in.',
+    'subject',
+  );
+}
+
+/**
+ * D-42: names what to change. The files (`attachmentIds`) when the body alone would fit, else
+ * the body's field (`markdown`, `html`, `text`), or no field for a forwarded original's body.
+ */
+function messageTooLarge(
+  draft: Draft,
+  result: { bytes: number; atLeast: boolean; bodyAlone: boolean },
+): ApiError {
+  const size = `${result.atLeast ? 'at least ' : ''}${result.bytes} bytes`;
+  const limit = `the platform accepts at most ${MAX_MESSAGE_BYTES} (5 MiB)`;
+  if (draft.attachments.length > 0 && !result.bodyAlone) {
+    return new ApiError(
+      'message_too_large',
+      `The encoded message is ${size}; ${limit}. Put large files' url in the body instead.`,
+      'attachmentIds',
+    );
+  }
+  const field = draft.body.kind === 'original' ? undefined : draft.body.kind;
+  return new ApiError(
+    'message_too_large',
+    `The encoded message is ${size}; ${limit}. Shorten the body.`,
+    field,
+  );
 }

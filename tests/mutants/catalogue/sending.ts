@@ -159,8 +159,8 @@ const SENDING_CHECKS: NamedMutant[] = [
     rule: '4.3-R8',
     bug: 'bcc recipients are written into the Cc header of the message handed to external recipients',
     file: SEND_SERVICE,
-    find: 'cc: draft.cc,\n      subject,',
-    replace: 'cc: [...draft.cc, ...draft.bcc],\n      subject,',
+    find: 'cc: draft.cc,\n        subject,',
+    replace: 'cc: [...draft.cc, ...draft.bcc],\n        subject,',
     caughtBy:
       'delivers a copy to each local recipient (unread, bcc hidden), keeps bcc on the sender’s copy, and hands external recipients the real message without a Bcc header',
   },
@@ -218,8 +218,8 @@ const SENDING_CHECKS: NamedMutant[] = [
     rule: 'D-8',
     bug: 'the hidden preheader in the HTML part is the template, its variables not filled in',
     file: SEND_SERVICE,
-    find: 'html = withPreheader(html, preheader);',
-    replace: 'html = withPreheader(html, draft.preheader ?? preheader);',
+    find: 'hiddenPreheader: preheader,',
+    replace: 'hiddenPreheader: draft.preheader ?? preheader,',
     caughtBy:
       'puts the preheader, variables filled in, hidden at the start of the HTML part and returns it as preheader',
   },

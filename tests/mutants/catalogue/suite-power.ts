@@ -292,8 +292,8 @@ export const SUITE_POWER: readonly NamedMutant[] = [
     rule: '8-R6',
     bug: 'the 5 MiB encoded-message limit is enforced on send only, not on reply and forward',
     file: SEND_SERVICE,
-    find: 'if (raw.length > MAX_MESSAGE_BYTES) {',
-    replace: "if (raw.length > MAX_MESSAGE_BYTES && draft.operation === 'send') {",
+    find: 'maxBytes: MAX_MESSAGE_BYTES,',
+    replace: "maxBytes: draft.operation === 'send' ? MAX_MESSAGE_BYTES : Infinity,",
     caughtBy: REPLY_FORWARD_LIMITS,
   },
   {

@@ -1,0 +1,169 @@
+import { createRequire } from 'node:module';
+import { extname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { renderBody, type BodyJob, type BodyResult, type Templated } from './render-body.ts';
+import type { RenderReply, RenderRequest } from './render-worker.ts';
+
+/**
+ * Bodies up to this many characters once filled in (and messages with up to INLINE_ATTACHMENT
+ * bytes of files) render on the main thread: a worker's round trip would cost more than the
+ * rendering. Measured on this machine, the slowest Markdown of this size (a table, whose text
+ * part html-to-text lays out in more than linear time) renders in about 10 ms.
+ */
+export const INLINE_CHARACTERS = 4 * 1024;
+const INLINE_ATTACHMENT_BYTES = 64 * 1024;
+
+/** Renders message bodies (render-body.ts); where it does so is its own affair. */
+export interface BodyRenderer {
+  render(job: BodyJob): Promise<BodyResult>;
+  /** Ends its threads; a render asked for later starts them again. */
+  close(): Promise<void>;
+}
+
+interface Pending {
+  resolve: (result: BodyResult) => void;
+  reject: (error: Error) => void;
+}
+
+interface Thread {
+  worker: Worker;
+  /** The renders posted to it and not yet answered. */
+  held: Set<number>;
+}
+
+/**
+ * Renders small bodies at once on the calling thread and large ones on up to `size` worker
+ * threads, so no single send holds the event loop for longer than a small body takes: a 12 MB
+ * Markdown body used to hold every other request for tens of seconds. Threads start with the
+ * first large body (start-up never waits for them), never keep the process alive, and a thread
+ * that dies fails only the renders it held.
+ */
+export class RenderPool implements BodyRenderer {
+  private readonly threads: Thread[] = [];
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 0;
+
+  constructor(
+    private readonly size = 2,
+    private readonly inlineCharacters = INLINE_CHARACTERS,
+  ) {}
+
+  render(job: BodyJob): Promise<BodyResult> {
+    if (weightOf(job) <= this.inlineCharacters && attachmentBytes(job) <= INLINE_ATTACHMENT_BYTES)
+      return renderBody(job);
+    return this.offload(job);
+  }
+
+  /** How many worker threads are running (0 until the first large body). */
+  get threadCount(): number {
+    return this.threads.length;
+  }
+
+  async close(): Promise<void> {
+    const threads = this.threads.splice(0);
+    await Promise.all(threads.map((t) => t.worker.terminate()));
+  }
+
+  private offload(job: BodyJob): Promise<BodyResult> {
+    const thread = this.leastBusy();
+    const id = this.nextId++;
+    return new Promise<BodyResult>((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      thread.held.add(id);
+      thread.worker.postMessage({ id, job } satisfies RenderRequest);
+    });
+  }
+
+  private leastBusy(): Thread {
+    const idle = this.threads.find((t) => t.held.size === 0);
+    if (idle !== undefined) return idle;
+    if (this.threads.length < this.size) return this.start();
+    return this.threads.reduce((a, b) => (b.held.size < a.held.size ? b : a));
+  }
+
+  private start(): Thread {
+    const worker = startWorker();
+    worker.unref(); // a render in progress is held by the request waiting for it, not by this
+    const thread: Thread = { worker, held: new Set() };
+    const { held } = thread;
+    worker.on('message', (reply: RenderReply) => {
+      const pending = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      held.delete(reply.id);
+      if (pending === undefined) return;
+      if ('error' in reply) pending.reject(new Error(`render thread: ${reply.error}`));
+      else pending.resolve(revive(reply.result));
+    });
+    const fail = (error: Error) => {
+      const index = this.threads.indexOf(thread);
+      if (index !== -1) this.threads.splice(index, 1);
+      for (const id of held) {
+        this.pending.get(id)?.reject(error);
+        this.pending.delete(id);
+      }
+      held.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`render thread exited with code ${code}`)));
+    this.threads.push(thread);
+    return thread;
+  }
+}
+
+/** What a render is likely to cost: the characters of its body once filled in. */
+function weightOf(job: BodyJob): number {
+  const filled = (part: Templated | string | null) =>
+    part === null ? 0 : typeof part === 'string' ? part.length : boundOfFilled(part);
+  return filled(job.markdown) + filled(job.text) + (job.html?.length ?? 0);
+}
+
+/**
+ * An upper bound of a template's length once filled in, in time independent of its size for
+ * small templates: each `{{` may become the longest value. (A large template is offloaded
+ * whatever its placeholders.)
+ */
+function boundOfFilled({ template, values }: Templated): number {
+  if (template.length > INLINE_CHARACTERS * 4) return template.length;
+  let longest = 0;
+  for (const value of Object.values(values)) longest = Math.max(longest, String(value).length);
+  let openings = 0;
+  for (let i = template.indexOf('{{'); i !== -1; i = template.indexOf('{{', i + 2)) openings += 1;
+  return template.length + openings * longest;
+}
+
+function attachmentBytes(job: BodyJob): number {
+  return job.message.attachments.reduce((sum, a) => sum + a.bytes.length, 0);
+}
+
+/** A message's bytes arrive as a plain Uint8Array; callers get a Buffer as from composeMime. */
+function revive(result: BodyResult): BodyResult {
+  if (!result.ok) return result;
+  const raw = result.raw;
+  return { ...result, raw: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength) };
+}
+
+/**
+ * The worker runs the module beside this one with this module's own extension: the compiled
+ * `.js` (dist/, or the start-up bundle, which keeps each module's own URL), or from the
+ * sources the `.ts`, loaded through tsx, as the sources always run.
+ */
+function startWorker(): Worker {
+  const here = import.meta.url;
+  const extension = extname(fileURLToPath(here));
+  const entry = new URL(`./render-worker${extension}`, here);
+  if (extension === '.js') return new Worker(entry);
+  // The ES module of tsx's API (its CommonJS twin cannot register hooks from a worker).
+  const tsx = createRequire(here)
+    .resolve('tsx/esm/api')
+    .replace(/\.cjs$/, '.mjs');
+  const boot = [
+    `const { register } = await import(${JSON.stringify(pathToFileURL(tsx).href)});`,
+    'register();',
+    `await import(${JSON.stringify(entry.href)});`,
+  ].join('\n');
+  return new Worker(new URL(`data:text/javascript,${encodeURIComponent(boot)}`));
+}
+
+/** The renderer of sends that were given none: one per process, its threads started lazily. */
+export const sharedRenderPool = new RenderPool();
