@@ -1,11 +1,16 @@
 // Issue 17 item 6: the README's recipes, one per user, run exactly as printed. Each block marked
 // `<!-- recipe: name -->` is handed to bash as it stands, in the checkout, and must end well
 // and print what the README promises; a block renamed, dropped or added fails the count.
+// Issue 27 item 8: what a recipe prints on stdout is held to the sample after it (`<!-- output:
+// name -->`, placeholders in sample-output.ts), and a recipe stops, naming it, when a tool it
+// needs beside the install is missing.
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { sampleBlocks, sampleMismatch } from './sample-output.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -31,13 +36,17 @@ interface Ran {
  * MAILTWIN_* variables; whatever it leaves running (its emulator, if it failed before `kill`)
  * is killed with the group at the end.
  */
-function runRecipe(script: string, timeoutMs: number): Promise<Ran> {
+function runRecipe(
+  script: string,
+  timeoutMs: number,
+  extraEnv: Record<string, string> = {},
+): Promise<Ran> {
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !name.startsWith('MAILTWIN_')),
   );
-  const child = spawn('bash', ['-eu', '-o', 'pipefail', '-c', script], {
+  const child = spawn('/bin/bash', ['-eu', '-o', 'pipefail', '-c', script], {
     cwd: ROOT,
-    env: { ...env, NO_COLOR: '1' },
+    env: { ...env, NO_COLOR: '1', ...extraEnv },
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -63,14 +72,42 @@ function runRecipe(script: string, timeoutMs: number): Promise<Ran> {
   });
 }
 
+/** Fails with the first line where the README's sample for `name` and the run part ways. */
+function expectSample(name: string, stdout: string): void {
+  const sample = sampleBlocks(README).get(name);
+  expect(sample, `README has no <!-- output: ${name} --> block`).toBeDefined();
+  const mismatch = sampleMismatch(sample!, stdout);
+  expect(mismatch, mismatch).toBeUndefined();
+}
+
 afterAll(() => {
   for (const dir of WRITTEN) rmSync(join(ROOT, dir), { recursive: true, force: true });
 });
 
 describe('the README recipes', () => {
-  it('are three, one per user', () => {
+  it('are three, one per user, each followed by the output it prints', () => {
     expect([...recipes().keys()]).toEqual(['client-developer', 'ci', 'vendor']);
+    expect([...sampleBlocks(README).keys()]).toEqual(
+      expect.arrayContaining(['client-developer', 'ci', 'vendor']),
+    );
   });
+
+  it.each(['client-developer', 'ci', 'vendor'])(
+    '%s: stops first, naming it, when a tool it needs is missing',
+    async (name) => {
+      // A PATH with curl alone: the recipe must say it needs jq and stop before starting anything.
+      const bin = mkdtempSync(join(tmpdir(), 'mailtwin-recipe-path-'));
+      try {
+        symlinkSync('/usr/bin/curl', join(bin, 'curl'));
+        const ran = await runRecipe(recipes().get(name)!, 30_000, { PATH: bin });
+        expect(ran.status).toBe(1);
+        expect(ran.stderr.trim()).toBe('this recipe needs jq: install it first');
+        expect(ran.stdout).toBe('');
+      } finally {
+        rmSync(bin, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('client developer: sends and reads mail, then mail arrives over SMTP and from trigger', async () => {
     const ran = await runRecipe(recipes().get('client-developer')!, 120_000);
@@ -83,6 +120,7 @@ describe('the README recipes', () => {
     );
     // Newest first: the triggered email, then the one that came over SMTP.
     expect(lines.slice(-2)).toEqual(['Order 1043 returned', 'Invoice 77']);
+    expectSample('client-developer', ran.stdout);
   }, 150_000);
 
   it('CI: the emulator answers the banner key, and the read-only suite finds it conformant with a JUnit file', async () => {
@@ -91,7 +129,17 @@ describe('the README recipes', () => {
     expect(ran.stdout).toMatch(/^200$/m);
     expect(ran.stdout).toMatch(/^Result: conformant/m);
     expect(Number(ran.stdout.trim().split('\n').at(-1))).toBeGreaterThan(50);
+    expectSample('ci', ran.stdout);
   }, 330_000);
+
+  it('a filtered run ends as the sample under Reports and figures shows, Result last', async () => {
+    const ran = await runRecipe(
+      "npx mailtwin-conformance --filter 'pages 25 by default' --seed 1",
+      120_000,
+    );
+    expect(ran.status, `${ran.stdout}\n${ran.stderr}`).toBe(0);
+    expectSample('filtered-run', ran.stdout);
+  }, 150_000);
 
   it('vendor: certify through the API, with what a dashboard makes, is certified and its certificate hash recomputes', async () => {
     const ran = await runRecipe(recipes().get('vendor')!, 600_000);
@@ -100,5 +148,6 @@ describe('the README recipes', () => {
     expect(verdict).toMatch(/^certified/);
     expect(recomputed).toMatch(/^[0-9a-f]{64}$/);
     expect(recomputed).toBe(recorded);
+    expectSample('vendor', ran.stdout);
   }, 630_000);
 });

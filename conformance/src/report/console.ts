@@ -140,7 +140,7 @@ export function closingLines(summary: Summary, facts: RunFacts): string[] {
       );
     if (reasons.length > MAX_REASONS)
       lines.push(
-        `  … and ${reasons.length - MAX_REASONS} more reasons (the console report lists each under Skipped)`,
+        `  … and ${reasons.length - MAX_REASONS} more reasons (--report json or junit lists every skipped check with its reason)`,
       );
   }
   lines.push(
