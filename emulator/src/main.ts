@@ -72,7 +72,16 @@ async function runControlCommand(command: 'listen' | 'trigger', argv: string[]):
     const stop = new AbortController();
     process.once('SIGINT', () => stop.abort());
     process.once('SIGTERM', () => stop.abort());
-    await runListen(options, (line) => process.stdout.write(`${line}\n`), stop.signal);
+    // As serve does: started by npx, listen stops (deleting its webhook) once npx is gone.
+    const unwatch = watchLauncher((pid) => {
+      process.stderr.write(`mailtwin listen: its launcher (pid ${pid}) went away, stopping\n`);
+      stop.abort();
+    });
+    try {
+      await runListen(options, (line) => process.stdout.write(`${line}\n`), stop.signal);
+    } finally {
+      unwatch();
+    }
     return 0;
   } catch (error) {
     // The emulator refused what was asked (an unknown mailbox, say): the command line was

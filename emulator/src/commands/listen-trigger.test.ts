@@ -1,6 +1,8 @@
 // `mailtwin listen` and `mailtwin trigger` against an emulator listening on loopback (issue 17
 // item 4): the delivery reaches the --forward-to receiver with its signature intact.
+import { spawn } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { verifyWebhook } from '../../../webhooks/index.js';
@@ -8,7 +10,13 @@ import { createApp, createServices, defaultDeps, type Services } from '../app.ts
 import { main } from '../main.ts';
 import { ControlError } from './control-connection.ts';
 import { serveWithJsonErrors } from '../http/node-server.ts';
-import { parseListenOptions, runListen } from './listen.ts';
+import {
+  LISTEN_HELP,
+  MAX_ANSWER_BYTES,
+  forwardDelivery,
+  parseListenOptions,
+  runListen,
+} from './listen.ts';
 import { parseTriggerOptions, runTrigger } from './trigger.ts';
 
 const closers: (() => Promise<void>)[] = [];
@@ -181,4 +189,165 @@ describe('mailtwin listen and trigger', () => {
     expect(stderr.join('')).toMatch(/^mailtwin trigger: .*\(mailbox_not_found\)\n$/);
     expect(stderr.join('')).not.toContain('--help');
   });
+
+  it('prints each delivery on the emulator clock, which the signature carries, not the real one', async () => {
+    const { services, env } = await emulator();
+    const app = await receiver(204);
+    services.deps.clock.advance(30 * 86_400_000);
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const options = parseListenOptions(['--forward-to', app.url], env);
+    if (options === 'help') throw new Error('unexpected help');
+    const started = new Promise<void>((resolve) => {
+      const running = runListen(
+        options,
+        (line) => (lines.push(line), line.startsWith('MAILTWIN_WEBHOOK_SECRET=') && resolve()),
+        stop.signal,
+      );
+      closers.push(async () => (stop.abort(), await running));
+    });
+    await started;
+    const trigger = parseTriggerOptions(['email.received', '--mailbox', 'hello@acme.test'], env);
+    if (trigger === 'help') throw new Error('unexpected help');
+    const arrived = app.next();
+    await runTrigger(trigger);
+    await arrived;
+    const delivered = (l: string) => /^\S+Z email\.received /.test(l);
+    await expect.poll(() => lines.some(delivered), POLL).toBe(true);
+    const line = lines.find(delivered)!;
+    const printed = Date.parse(line.split(' ')[0]!);
+    const signed = Date.parse(String(app.received[0]!.headers['x-service-timestamp']));
+    // Generous: both are read moments apart; the real clock is 30 days behind.
+    expect(Math.abs(printed - signed)).toBeLessThan(60_000);
+    expect(printed - Date.now()).toBeGreaterThan(29 * 86_400_000);
+  }, 60_000);
+
+  it('takes --forward-timeout-ms (10000 by default) and documents it', () => {
+    const env = { MAILTWIN_CONTROL_URL: 'http://127.0.0.1:1', MAILTWIN_CONTROL_TOKEN: 't' };
+    const parse = (argv: string[]) =>
+      parseListenOptions(['--forward-to', 'http://x.test/', ...argv], env);
+    expect(parse([])).toMatchObject({ forwardTimeoutMs: 10_000 });
+    expect(parse(['--forward-timeout-ms', '250'])).toMatchObject({ forwardTimeoutMs: 250 });
+    for (const bad of ['0', '-1', '1.5', 'x', '12345678'])
+      expect(() => parse([`--forward-timeout-ms=${bad}`])).toThrow(
+        /^--forward-timeout-ms must be an integer from 1 to 9999999/,
+      );
+    expect(LISTEN_HELP).toContain('--forward-timeout-ms <n>');
+    expect(LISTEN_HELP).toContain('1 MiB');
+  });
+});
+
+/** A receiver that never stops answering, or never answers; it counts what it did. */
+async function misbehaving(kind: 'endless' | 'silent') {
+  const seen = { requests: 0, closed: 0, bytesWritten: 0 };
+  const server = createServer((request, response) => {
+    seen.requests += 1;
+    response.on('close', () => (seen.closed += 1));
+    request.resume();
+    if (kind === 'silent') return;
+    response.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+    const chunk = Buffer.alloc(64 * 1024, 120);
+    const pump = () => {
+      while (!response.destroyed) {
+        seen.bytesWritten += chunk.length;
+        if (!response.write(chunk)) return void response.once('drain', pump);
+      }
+    };
+    pump();
+  });
+  const port = await listening(server);
+  closers.push(close(server));
+  return { url: `http://127.0.0.1:${port}/hooks`, seen };
+}
+
+const DELIVERY = { headers: { 'content-type': 'application/json' }, body: Buffer.from('{}') };
+
+describe('mailtwin listen bounds what a receiver can make it hold (issue 27 item 5)', () => {
+  it('passes on at most 1 MiB of an endless answer and drops the connection', async () => {
+    const target = await misbehaving('endless');
+    const outcome = await forwardDelivery(DELIVERY, target.url, {
+      timeoutMs: 60_000,
+      maxAnswerBytes: MAX_ANSWER_BYTES,
+    });
+    expect(outcome.status).toBe(200);
+    expect((outcome.body as Uint8Array).byteLength).toBe(MAX_ANSWER_BYTES);
+    expect(outcome.summary).toMatch(
+      /^200 \(\d+ ms; answer cut at 1048576 bytes, the rest not read\)$/,
+    );
+    await expect.poll(() => target.seen.closed, POLL).toBe(1);
+    console.log(
+      `endless receiver: wrote ${target.seen.bytesWritten} bytes before listen dropped it`,
+    );
+  }, 30_000);
+
+  it('gives up on receivers that never answer after the time-out, each with 504, and closes them all', async () => {
+    const target = await misbehaving('silent');
+    const started = performance.now();
+    const outcomes = await Promise.all(
+      Array.from({ length: 17 }, () =>
+        forwardDelivery(DELIVERY, target.url, { timeoutMs: 300, maxAnswerBytes: MAX_ANSWER_BYTES }),
+      ),
+    );
+    const ms = Math.round(performance.now() - started);
+    console.log(`17 forwards to a silent receiver, time-out 300 ms: all settled in ${ms} ms`);
+    for (const outcome of outcomes) {
+      expect(outcome.status).toBe(504);
+      expect(outcome.summary).toBe(
+        'no answer within 300 ms (--forward-timeout-ms); the emulator gets 504',
+      );
+    }
+    expect(target.seen.requests).toBe(17);
+    await expect.poll(() => target.seen.closed, POLL).toBe(17);
+  }, 30_000);
+});
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+describe('mailtwin listen under npx (issue 27 item 6)', () => {
+  it.each(['SIGKILL', 'SIGTERM'] as const)(
+    'deletes its webhook and exits when npx gets %s',
+    async (signal) => {
+      const { services, env } = await emulator();
+      const child = spawn(
+        'npm',
+        [
+          'exec',
+          '--offline',
+          '--',
+          'mailtwin',
+          'listen',
+          '--forward-to',
+          'http://127.0.0.1:9/hooks',
+        ],
+        {
+          cwd: ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, ...env, npm_config_update_notifier: 'false' },
+        },
+      );
+      let stdout = '';
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const outputClosed = new Promise<void>((resolve) => child.stdout.once('close', resolve));
+      closers.push(async () => {
+        child.kill('SIGKILL');
+      });
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on('data', (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (stdout.includes('MAILTWIN_WEBHOOK_SECRET=')) resolve();
+        });
+        child.once('exit', () => reject(new Error(`npx exited first:\n${stdout}\n${stderr}`)));
+      });
+      expect(services.webhooks.list()).toHaveLength(1);
+      child.kill(signal);
+      // listen's end closes the output it shares with npx and its shell.
+      await outputClosed;
+      expect(services.webhooks.list()).toHaveLength(0);
+      expect(stdout).toMatch(/\nDeleted webhook wh_\S+\n$/);
+      if (signal === 'SIGKILL')
+        expect(stderr).toMatch(/mailtwin listen: its launcher \(pid \d+\) went away, stopping/);
+    },
+    90_000,
+  );
 });

@@ -13,9 +13,14 @@ export const LISTEN_HELP = `Usage: mailtwin listen --forward-to <url> [options]
 
 Makes a webhook on a running emulator whose deliveries come to this command, forwards each to
 <url> with its body, headers and signature unchanged, answers the emulator with the receiver's
-status (so failures are retried as for any endpoint), and prints one line per delivery. Prints
-the webhook's signing secret as MAILTWIN_WEBHOOK_SECRET=whsec_… first. Ctrl-C (or SIGTERM)
-deletes the webhook.
+status (so failures are retried as for any endpoint), and prints one line per delivery, timed
+on the emulator's clock as the signatures are. Prints the webhook's signing secret as
+MAILTWIN_WEBHOOK_SECRET=whsec_… first. Ctrl-C (or SIGTERM) deletes the webhook, and so does
+its launcher going away (npx killed): listen then stops by itself.
+
+The receiver's answer is passed on up to 1 MiB; the rest is not read (the line says it was
+cut). A receiver that has not answered within --forward-timeout-ms is given up: the emulator
+gets 504, so the delivery is retried as a time-out.
 
 The emulator must accept loopback webhook targets: npm start does (--allow-loopback-webhooks).
 
@@ -26,6 +31,9 @@ Options:
                        (with --mailbox, repeatable)
   --domain <domain>    The domain of a one-domain webhook
   --mailbox <address>  A mailbox of a selected-mailbox webhook (repeatable)
+  --forward-timeout-ms <n>
+                       How long the receiver may take to answer one delivery, its whole
+                       answer read (default 10000, as the emulator's delivery time-out, D-30)
   --url <url>          The emulator (its origin or control URL; default $MAILTWIN_CONTROL_URL)
   --token <token>      Its control token (default $MAILTWIN_CONTROL_TOKEN)
   -h, --help           Show this help
@@ -38,7 +46,14 @@ export interface ListenOptions {
   scope: 'follow-owner' | 'one-domain' | 'selected-mailbox';
   domain: string | undefined;
   mailboxes: string[];
+  /** `--forward-timeout-ms`: the deadline of one forward, connect to last byte of the answer. */
+  forwardTimeoutMs: number;
 }
+
+/** The most of a receiver's answer read and passed on; a longer one is cut there. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+/** D-30's default: the emulator gives a delivery as long, so a slower answer is lost anyway. */
+export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 
 const SCOPES = ['follow-owner', 'one-domain', 'selected-mailbox'] as const;
 
@@ -56,6 +71,7 @@ export function parseListenOptions(argv: string[], env: NodeJS.ProcessEnv): List
         scope: { type: 'string' },
         domain: { type: 'string' },
         mailbox: { type: 'string', multiple: true },
+        'forward-timeout-ms': { type: 'string' },
         url: { type: 'string' },
         token: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -78,6 +94,11 @@ export function parseListenOptions(argv: string[], env: NodeJS.ProcessEnv): List
   const scope = values.scope ?? 'follow-owner';
   if (!(SCOPES as readonly string[]).includes(scope))
     throw new UsageError(`--scope must be one of ${SCOPES.join(', ')}, got "${scope}"`);
+  const timeout = values['forward-timeout-ms'] ?? String(DEFAULT_FORWARD_TIMEOUT_MS);
+  if (!/^\d{1,7}$/.test(timeout) || Number(timeout) < 1)
+    throw new UsageError(
+      `--forward-timeout-ms must be an integer from 1 to 9999999, got "${timeout}"`,
+    );
   return {
     connection: controlConnection(values, env),
     forwardTo: target.toString(),
@@ -85,6 +106,7 @@ export function parseListenOptions(argv: string[], env: NodeJS.ProcessEnv): List
     scope: scope as ListenOptions['scope'],
     domain: values.domain,
     mailboxes: values.mailbox ?? [],
+    forwardTimeoutMs: Number(timeout),
   };
 }
 
@@ -102,8 +124,10 @@ export async function runListen(
   stop: AbortSignal,
 ): Promise<void> {
   const ownerId = options.owner ?? (await firstOwner(options.connection));
+  const clock = await emulatorClock(options.connection);
+  const limits = { timeoutMs: options.forwardTimeoutMs, maxAnswerBytes: MAX_ANSWER_BYTES };
   const relay = createServer((request, response) => {
-    void forward(request, options.forwardTo).then(({ status, body, line }) => {
+    void relayOne(request, options.forwardTo, limits, clock).then(({ status, body, line }) => {
       print(line);
       response.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8' }).end(body);
     });
@@ -163,11 +187,39 @@ function listenOnLoopback(server: Server): Promise<number> {
   });
 }
 
-/** Sends one delivery on and says how it went: the receiver's status, or 502 when unreachable. */
-async function forward(
+/**
+ * The emulator's time, which signatures carry (`X-Service-Timestamp`): the control plane's
+ * clock (`GET /clock`) can be moved forward, so it is read again for each delivery. Its offset
+ * from this machine's clock is kept, so a delivery is timed when it arrived; when the emulator
+ * cannot be asked, the last offset stands.
+ */
+export interface EmulatorClock {
+  /** Reads the clock again; resolves with the emulator's instant for `localMs`. */
+  at(localMs: number): Promise<Date>;
+}
+
+export async function emulatorClock(connection: ControlConnection): Promise<EmulatorClock> {
+  const read = async () => {
+    const clock = await controlCall<{ now: string }>(connection, 'GET', '/clock');
+    return Date.parse(clock.now) - Date.now();
+  };
+  let offsetMs = await read();
+  return {
+    async at(localMs) {
+      offsetMs = await read().catch(() => offsetMs);
+      return new Date(localMs + offsetMs);
+    },
+  };
+}
+
+/** One delivery from the emulator, forwarded; the line to print names it and how it went. */
+async function relayOne(
   request: IncomingMessage,
   forwardTo: string,
-): Promise<{ status: number; body: string; line: string }> {
+  limits: ForwardLimits,
+  clock: EmulatorClock,
+): Promise<{ status: number; body: Uint8Array | string; line: string }> {
+  const arrived = Date.now();
   const chunks: Buffer[] = [];
   for await (const chunk of request) chunks.push(chunk as Buffer);
   const body = Buffer.concat(chunks);
@@ -176,17 +228,79 @@ async function forward(
     if (!HOP_BY_HOP.has(name) && typeof value === 'string') headers[name] = value;
   const event = headers['x-service-event'] ?? 'delivery';
   const emailId = emailIdOf(body);
+  const [outcome, when] = await Promise.all([
+    forwardDelivery({ headers, body }, forwardTo, limits),
+    clock.at(arrived),
+  ]);
+  const head = `${when.toISOString()} ${event}${emailId === undefined ? '' : ` ${emailId}`} → ${forwardTo}`;
+  return { status: outcome.status, body: outcome.body, line: `${head}: ${outcome.summary}` };
+}
+
+/** Bounds of one forward (issue 27 item 5): a receiver may neither flood nor stall `listen`. */
+export interface ForwardLimits {
+  timeoutMs: number;
+  maxAnswerBytes: number;
+}
+
+/**
+ * Sends one delivery on: the receiver's status and at most `maxAnswerBytes` of its answer
+ * (the rest is not read: the connection is dropped), 504 when it has not answered whole
+ * within `timeoutMs`, 502 when it cannot be reached. `summary` says which.
+ */
+export async function forwardDelivery(
+  delivery: { headers: Record<string, string>; body: Uint8Array },
+  forwardTo: string,
+  limits: ForwardLimits,
+): Promise<{ status: number; body: Uint8Array | string; summary: string }> {
   const started = performance.now();
-  const head = `${new Date().toISOString()} ${event}${emailId === undefined ? '' : ` ${emailId}`} → ${forwardTo}`;
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), limits.timeoutMs);
   try {
     // The receiver's redirect is its answer (§2.5: deliveries never follow one).
-    const answer = await fetch(forwardTo, { method: 'POST', headers, body, redirect: 'manual' });
-    const text = await answer.text();
+    const answer = await fetch(forwardTo, {
+      method: 'POST',
+      headers: delivery.headers,
+      body: delivery.body,
+      redirect: 'manual',
+      signal: deadline.signal,
+    });
+    const { bytes, cut } = await readAtMost(answer.body, limits.maxAnswerBytes);
     const ms = Math.round(performance.now() - started);
-    return { status: answer.status, body: text, line: `${head}: ${answer.status} (${ms} ms)` };
+    const note = cut ? `; answer cut at ${limits.maxAnswerBytes} bytes, the rest not read` : '';
+    return { status: answer.status, body: bytes, summary: `${answer.status} (${ms} ms${note})` };
   } catch (error) {
+    if (deadline.signal.aborted)
+      return {
+        status: 504,
+        body: 'receiver timed out',
+        summary: `no answer within ${limits.timeoutMs} ms (--forward-timeout-ms); the emulator gets 504`,
+      };
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
-    return { status: 502, body: 'receiver unreachable', line: `${head}: unreachable (${cause})` };
+    return { status: 502, body: 'receiver unreachable', summary: `unreachable (${cause})` };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Reads a body up to `max` bytes; beyond, stops reading and drops the connection. */
+async function readAtMost(
+  body: ReadableStream<Uint8Array> | null,
+  max: number,
+): Promise<{ bytes: Uint8Array; cut: boolean }> {
+  if (body === null) return { bytes: new Uint8Array(0), cut: false };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return { bytes: Buffer.concat(chunks), cut: false };
+    if (size + value.byteLength > max) {
+      chunks.push(value.subarray(0, max - size));
+      await reader.cancel();
+      return { bytes: Buffer.concat(chunks), cut: true };
+    }
+    chunks.push(value);
+    size += value.byteLength;
   }
 }
 
