@@ -41,9 +41,9 @@ export async function bundleEntries(entries) {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    // Names without a content hash: an emulator started before a rebuild still finds the chunk
-    // it loads on demand (the dashboard, say) where it was. Two chunks of one name fail here.
-    chunkNames: '[name]',
+    // Named by content as well: esbuild calls every shared chunk "chunk", and several modules
+    // loaded on demand share code, so a name alone collides; an unchanged chunk keeps its name.
+    chunkNames: '[name]-[hash]',
     logLevel: 'warning',
     plugins: [
       {
