@@ -40,10 +40,15 @@ interface FixtureKey {
 }
 
 /**
- * Starts `mailtwin serve` in `workspace` (mail arriving `delayMs` after the send answers) and
- * provisions it as a dashboard would; `flags` are what the suite needs besides run options.
+ * Starts `mailtwin serve` in `workspace` (mail arriving `delayMs` after the send answers, and
+ * `extraArgs`, a `--binding` say) and provisions it as a dashboard would; `flags` are what the
+ * suite needs besides run options.
  */
-export async function startApiWorld(workspace: string, delayMs: number): Promise<ApiWorld> {
+export async function startApiWorld(
+  workspace: string,
+  delayMs: number,
+  extraArgs: readonly string[] = [],
+): Promise<ApiWorld> {
   const fixture = JSON.parse(readFileSync(join(workspace, 'fixtures/demo.json'), 'utf8')) as {
     keys: FixtureKey[];
     suppressions: { address: string }[];
@@ -58,6 +63,7 @@ export async function startApiWorld(workspace: string, delayMs: number): Promise
     '--delivery-delay-ms',
     String(delayMs),
     '--allow-loopback-webhooks',
+    ...extraArgs,
   ]);
   const dashboard = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${required(server.vars, 'MAILTWIN_CONTROL_URL')}${path}`, {
