@@ -140,6 +140,8 @@ export function banner(input: {
   /** The SMTP ingress's URL, or null with --no-smtp. */
   smtpUrl?: string | null;
   pid: number;
+  /** Where the binding spoken came from (`--binding`, `--contract`); null for DECISIONS' own. */
+  bindingSource?: string | null;
 }): string {
   const { origin, options, loaded, secrets, services, demo } = input;
   const { directory } = services.deps.store;
@@ -153,6 +155,11 @@ export function banner(input: {
     `${label('Sign in')}${signInUrl(origin, services.deps.controlToken)} (open once: it sets the dashboard's cookie)`,
     `${label('Reference')}${origin}/openapi/docs`,
     `${label('Spec')}${origin}/openapi/openapi.json`,
+    ...(services.dialect !== null || input.bindingSource
+      ? [
+          `${label('Binding')}${services.deps.binding?.name ?? 'unnamed'} (${input.bindingSource ?? 'given'}${services.dialect === null ? '; the same as spec/DECISIONS.md, nothing mapped' : ''})`,
+        ]
+      : []),
     `${label('Control')}${controlUrl} (Authorization: Bearer $MAILTWIN_CONTROL_TOKEN)`,
     ...(input.smtpUrl
       ? [`${label('SMTP')}${input.smtpUrl} (mail for the emulator's mailboxes)`]

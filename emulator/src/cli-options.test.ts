@@ -30,6 +30,8 @@ const DEFAULTS = {
   log: 'text',
   smtpPort: 2525,
   smtpLimits: { maxClients: 20, dataTimeoutMs: 60_000, sessionTimeoutMs: 600_000 },
+  binding: null,
+  contract: null,
 };
 
 describe('mailtwin serve options', () => {
@@ -169,6 +171,8 @@ describe('mailtwin serve options', () => {
       '--smtp-data-timeout-ms',
       '--smtp-session-timeout-ms',
       '--no-smtp',
+      '--binding',
+      '--contract',
       '--help',
     ]) {
       expect(SERVE_HELP).toContain(flag);
@@ -331,5 +335,29 @@ describe('--log and --quiet (the request log)', () => {
     expect(() => options(['--quiet', '--log', 'json'])).toThrow(
       '--quiet and --log cannot be used together',
     );
+  });
+});
+
+describe('--binding and --contract (issue 26)', () => {
+  it('speaks no binding by default; resolves a --binding file against the working directory', () => {
+    expect(parseServeOptions([])).toMatchObject({ binding: null, contract: null });
+    expect(parseServeOptions(['--binding', 'b.yaml'], '/work')).toMatchObject({
+      binding: '/work/b.yaml',
+    });
+  });
+
+  it('takes --contract as a URL as given, or a file against the working directory', () => {
+    const url = 'https://mail.example.com/openapi/openapi.json';
+    expect(parseServeOptions(['--contract', url])).toMatchObject({ contract: url });
+    expect(parseServeOptions(['--contract', 'doc.json'], '/work')).toMatchObject({
+      contract: '/work/doc.json',
+    });
+  });
+
+  it('refuses both at once, and an empty value', () => {
+    expect(() => parseServeOptions(['--binding', 'b.yaml', '--contract', 'd.json'])).toThrow(
+      '--binding and --contract cannot be used together',
+    );
+    expect(() => parseServeOptions(['--binding', ' '])).toThrow('--binding needs a value');
   });
 });

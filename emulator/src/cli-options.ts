@@ -36,6 +36,10 @@ export interface ServeOptions {
   log: 'text' | 'json' | null;
   /** The SMTP ingress's port (0: a free one), or null with `--no-smtp`. */
   smtpPort: number | null;
+  /** `--binding <file>` (absolute path): the deployment dialect the API speaks; null for none. */
+  binding: string | null;
+  /** `--contract <url or file>`: a published OpenAPI document to infer the binding from. */
+  contract: string | null;
   /** The SMTP ingress's connections at once and deadlines (issue 27). */
   smtpLimits: Pick<SmtpLimits, 'maxClients' | 'dataTimeoutMs' | 'sessionTimeoutMs'>;
 }
@@ -96,6 +100,17 @@ Options:
                              How long one SMTP connection may last, however busy, before it
                              gets 421 4.4.2 and is closed (default 600000; 1 to 86400000)
   --no-smtp                  Start no SMTP ingress
+  --binding <file>           Speak a deployment's dialect (spec/binding.schema.json, YAML or
+                             JSON; entries not given are spec/bindings/decisions.yaml's): its
+                             list array, record and request field names, folder names, success
+                             statuses and answers, error statuses and codes, webhook data names,
+                             in requests, answers, /openapi/openapi.json and the docs. Rules and
+                             stored data are unchanged (default: spec/DECISIONS.md's own names)
+  --contract <url or file>   Infer the binding from a deployment's published OpenAPI document
+                             (e.g. https://mail.example.com/openapi/openapi.json; fetched with a
+                             10 s time-out) and speak it; an ambiguous entry stops the start
+                             (exit 2) with its candidates: write a --binding file instead
+                             (mailtwin binding --from <url>)
   --log <text|json>          After the banner, one line per API or control-plane request
                              (method, path, status, ms, key name), per email delivered to a
                              mailbox here and per webhook attempt (status, ms, signature):
@@ -113,6 +128,7 @@ Commands:
   serve    Start the emulator (see: mailtwin serve --help)
   listen   Forward a running emulator's webhook deliveries to a local URL (mailtwin listen --help)
   trigger  Make an inbound email in a running emulator (mailtwin trigger --help)
+  binding  Infer a deployment's binding from its published OpenAPI document (mailtwin binding --help)
   help     Show this help
 `;
 
@@ -152,6 +168,8 @@ export function parseServeOptions(
         'smtp-max-clients': { type: 'string' },
         'smtp-data-timeout-ms': { type: 'string' },
         'smtp-session-timeout-ms': { type: 'string' },
+        binding: { type: 'string' },
+        contract: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -165,6 +183,9 @@ export function parseServeOptions(
   }
   if (values.quiet && values.log !== undefined) {
     throw new UsageError('--quiet and --log cannot be used together');
+  }
+  if (values.binding !== undefined && values.contract !== undefined) {
+    throw new UsageError('--binding and --contract cannot be used together');
   }
   for (const flag of SMTP_FLAGS) {
     if (values['no-smtp'] && values[flag] !== undefined) {
@@ -196,6 +217,14 @@ export function parseServeOptions(
     deliveryDelayMs: parseDeliveryDelay(values['delivery-delay-ms'] ?? '0'),
     log: values.quiet ? null : parseLogFormat(values.log ?? 'text'),
     // --port 0 (tests, several instances at once) picks a free SMTP port too.
+    binding:
+      values.binding === undefined ? null : resolve(cwd, requireValue('--binding', values.binding)),
+    contract:
+      values.contract === undefined
+        ? null
+        : /^https?:\/\//i.test(values.contract)
+          ? values.contract
+          : resolve(cwd, requireValue('--contract', values.contract)),
     smtpPort: values['no-smtp']
       ? null
       : parsePort(

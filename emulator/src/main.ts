@@ -20,6 +20,7 @@ import { watchLauncher } from './launcher-watch.ts';
 import { ControlError } from './commands/control-connection.ts';
 import { LISTEN_HELP, parseListenOptions, runListen } from './commands/listen.ts';
 import { TRIGGER_HELP, parseTriggerOptions, runTrigger } from './commands/trigger.ts';
+import { resolveServeBinding, runBinding } from './commands/binding.ts';
 import type { SmtpIngress, SmtpOutcome } from './smtp/smtp-ingress.ts';
 import { eventsOf } from './events.ts';
 import { RequestLog } from './request-log.ts';
@@ -33,6 +34,12 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (command === 'listen' || command === 'trigger') return runControlCommand(command, rest);
+  if (command === 'binding')
+    return runBinding(
+      rest,
+      (text) => process.stdout.write(text),
+      (text) => process.stderr.write(text),
+    );
   if (command !== 'serve') {
     process.stderr.write(`mailtwin: unknown command "${command}"\n\n${MAIN_HELP}`);
     return 2;
@@ -102,6 +109,8 @@ async function runControlCommand(command: 'listen' | 'trigger', argv: string[]):
  * errors throw UsageError or FixtureError before anything listens.
  */
 async function startServer(options: ServeOptions): Promise<void> {
+  // Before anything opens or listens: a binding that cannot be spoken is a configuration error.
+  const spoken = await resolveServeBinding(options);
   const store = openStoreAt(options.db);
   try {
     // The clock keeps its offset with the data: a restart on a --db file does not move time back.
@@ -119,6 +128,7 @@ async function startServer(options: ServeOptions): Promise<void> {
       webhookTimeoutMs: options.webhookTimeoutMs,
       rateLimit: options.rateLimit,
       deliveryDelayMs: options.deliveryDelayMs,
+      binding: spoken?.binding ?? null,
     });
     const services = createServices(deps);
     const loaded = await loadInitialData(services, options.fixtures);
@@ -152,6 +162,7 @@ async function startServer(options: ServeOptions): Promise<void> {
         demo,
         smtpUrl: smtp?.url ?? null,
         pid: process.pid,
+        bindingSource: spoken?.source ?? null,
       }),
     );
     log?.start(); // after the banner, so it stays one block
