@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ChargedFailure, chargeTo, chargedRule, expectAt } from './charge.ts';
+import { ChargedFailure, chargeTo, chargedRule, expectAt, recordingDecided } from './charge.ts';
 
 async function failureOf(run: () => unknown): Promise<unknown> {
   try {
@@ -55,5 +55,35 @@ describe('chargeTo', () => {
 
   it('returns the block’s value', async () => {
     expect(await chargeTo('4.3-R1', async () => 7)).toBe(7);
+  });
+});
+
+describe('recordingDecided', () => {
+  it('records a failed decided assertion and goes on to the documented ones behind it', async () => {
+    const reached: string[] = [];
+    const { outcome, decided } = await recordingDecided(async () => {
+      expectAt('D-21', 200, 'send status').toBe(201);
+      reached.push('after the decided assertion');
+      expectAt('4.4-R2', true).toBe(true);
+      reached.push('after the documented assertion');
+      return 'done';
+    });
+    expect(outcome).toEqual({ status: 'fulfilled', value: 'done' });
+    expect(reached).toEqual(['after the decided assertion', 'after the documented assertion']);
+    expect(decided.map((d) => d.ruleId)).toEqual(['D-21']);
+  });
+
+  it('still throws a failed documented assertion', async () => {
+    const { outcome, decided } = await recordingDecided(async () => {
+      expectAt('D-3', 'x').toBe('y');
+      expectAt('4.4-R2', false).toBe(true);
+    });
+    expect(outcome.status).toBe('rejected');
+    expect(chargedRule((outcome as PromiseRejectedResult).reason)).toBe('4.4-R2');
+    expect(decided.map((d) => d.ruleId)).toEqual(['D-3']);
+  });
+
+  it('throws decided failures as before outside a recording check', () => {
+    expect(() => expectAt('D-21', 200).toBe(201)).toThrow(ChargedFailure);
   });
 });

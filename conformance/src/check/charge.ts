@@ -7,6 +7,7 @@
  *     await chargeTo('D-22', async () => { ... several assertions of one rule ... });
  */
 import { expect } from 'vitest';
+import { ruleById } from '../contract/rules.ts';
 
 /** A failure charged to exactly one rule of conformance/rules.yaml. */
 export class ChargedFailure extends Error {
@@ -24,6 +25,52 @@ export class ChargedFailure extends Error {
     super(original instanceof Error ? original.message : String(original));
     if (original instanceof Error && original.stack !== undefined) this.stack = original.stack;
   }
+}
+
+/**
+ * Where a running check's departures from decided rules go (issue 26 item 5): a decision is
+ * one guess a deployment may not share, so its assertion is recorded, never thrown, and the
+ * check goes on to the documented assertions behind it. check.ts opens it around each check
+ * and reports what it holds once the check is done.
+ */
+let decidedSink: ChargedFailure[] | undefined;
+
+/** Runs `block` with decided failures recorded instead of thrown; returns them too. */
+export async function recordingDecided<T>(
+  block: () => Promise<T>,
+): Promise<{ outcome: PromiseSettledResult<T>; decided: ChargedFailure[] }> {
+  const previous = decidedSink;
+  const decided: ChargedFailure[] = [];
+  decidedSink = decided;
+  try {
+    const value = await block();
+    return { outcome: { status: 'fulfilled', value }, decided };
+  } catch (reason) {
+    return { outcome: { status: 'rejected', reason }, decided };
+  } finally {
+    decidedSink = previous;
+  }
+}
+
+/** Runs `block` with decided failures thrown, as outside a check (a property's second run). */
+export async function withoutRecording<T>(block: () => Promise<T>): Promise<T> {
+  const previous = decidedSink;
+  decidedSink = undefined;
+  try {
+    return await block();
+  } finally {
+    decidedSink = previous;
+  }
+}
+
+/**
+ * Records `failure` when it is charged to a decided rule and a check is recording; says
+ * whether it did (the caller then goes on instead of throwing).
+ */
+export function recordDecided(failure: ChargedFailure): boolean {
+  if (decidedSink === undefined || ruleById(failure.ruleId)?.source !== 'decided') return false;
+  decidedSink.push(failure);
+  return true;
 }
 
 /** The rule a failure is charged to, when it was charged to one. */
@@ -67,11 +114,15 @@ function charged<A extends object>(ruleId: string, assertion: A): A {
           try {
             result = (value as (...a: unknown[]) => unknown).apply(target, args);
           } catch (error) {
-            throw charge(ruleId, error);
+            const charged = charge(ruleId, error);
+            if (recordDecided(charged)) return undefined;
+            throw charged;
           }
           if (isThenable(result)) {
             return result.then(undefined, (error: unknown) => {
-              throw charge(ruleId, error);
+              const charged = charge(ruleId, error);
+              if (recordDecided(charged)) return undefined;
+              throw charged;
             });
           }
           return typeof result === 'object' && result !== null ? charged(ruleId, result) : result;

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { it } from 'vitest';
-import { ChargedFailure, charge, chargedRule } from './charge.ts';
+import {
+  ChargedFailure,
+  charge,
+  chargedRule,
+  recordDecided,
+  recordingDecided,
+  withoutRecording,
+} from './charge.ts';
 import { ApiClient, NoAnswer, type StoredUpload } from '../client/client.ts';
 import { readRunConfig, type Need, type RunConfig } from '../run/config.ts';
 import { replayContextFor } from '../client/curl.ts';
@@ -236,7 +243,13 @@ export function rule(
         context.task.meta.unchecked = { rules: ids, needs: missing, reason };
       };
       try {
-        await body({ api, target, validator, run, property, cleanup, unchecked });
+        // Decided departures are recorded and the check goes on to its documented assertions;
+        // the first is then its verdict, unless a documented rule failed (decidedVerdict).
+        const { outcome, decided } = await recordingDecided(() =>
+          body({ api, target, validator, run, property, cleanup, unchecked }),
+        );
+        if (outcome.status === 'rejected') throw decidedVerdict(outcome.reason, decided);
+        if (decided.length > 0) throw decidedVerdict(undefined, decided);
         expectSentSomething(counts.requests, `the check "${behaviour}"`);
       } catch (error) {
         const cause = uncharged(error);
@@ -265,6 +278,34 @@ export function rule(
       }
     },
   );
+}
+
+/**
+ * What a check that departed from decided rules ends with: a documented failure or a refusal
+ * of the suite's own stands; otherwise the first decided departure, which also takes an
+ * uncharged error that came after it (the check could not go on past the departure). The
+ * message lists every departure the check recorded.
+ */
+function decidedVerdict(thrown: unknown, decided: ChargedFailure[]): unknown {
+  if (decided.length === 0) return thrown;
+  const cause = uncharged(thrown);
+  const own = cause instanceof SafetyRefusal || cause instanceof MissingCapability;
+  const documented =
+    thrown instanceof ChargedFailure && ruleById(thrown.ruleId)?.source !== 'decided';
+  if (thrown !== undefined && (own || documented)) return thrown;
+  const first = decided[0]!;
+  const more = decided.slice(1).map((d) => `  - ${d.ruleId}: ${d.message.split('\n')[0]}`);
+  const after =
+    thrown === undefined
+      ? ''
+      : `\nafter which the check stopped: ${thrown instanceof Error ? thrown.message.split('\n')[0] : String(thrown)}`;
+  const message = `${first.message}${more.length === 0 ? '' : `\nother departures from decided rules in this check:\n${more.join('\n')}`}${after}`;
+  const failure = new ChargedFailure(
+    first.ruleId,
+    Object.assign(new Error(message), { stack: first.stack }),
+    first.byContract,
+  );
+  return failure;
 }
 
 function explainFailure(
@@ -330,7 +371,40 @@ function replayTargetFlags(target: Target, needs: Need[]): string {
   return flags.join('');
 }
 
+/**
+ * Runs a property twice at most. First with departures from decided rules recorded, so every
+ * case reaches its documented assertions (a documented failure is shrunk and thrown as
+ * before); then, only if a case departed, once more with them thrown, so the departure gets a
+ * shrunk counterexample of its own, which is recorded for the check and the check goes on.
+ */
 async function checkProperty<T>(
+  log: Exchange[],
+  counts: { requests: number; cases: number },
+  arbitrary: fc.Arbitrary<T>,
+  predicate: (value: T) => Promise<void>,
+): Promise<void> {
+  let departed = false;
+  await runProperty(log, counts, arbitrary, async (value) => {
+    const { outcome, decided } = await recordingDecided(() => predicate(value));
+    if (decided.length > 0) departed = true;
+    if (outcome.status === 'fulfilled') return;
+    const thrown: unknown = outcome.reason;
+    // An error after a departure is the departure's consequence, not a finding of its own.
+    const charged = chargedRule(thrown);
+    if (decided.length > 0 && (charged === undefined || ruleById(charged)?.source === 'decided'))
+      return;
+    throw thrown;
+  });
+  if (!departed) return;
+  try {
+    await withoutRecording(() => runProperty(log, counts, arbitrary, predicate));
+  } catch (error) {
+    if (error instanceof ChargedFailure && recordDecided(error)) return;
+    throw error;
+  }
+}
+
+async function runProperty<T>(
   log: Exchange[],
   counts: { requests: number; cases: number },
   arbitrary: fc.Arbitrary<T>,

@@ -1,4 +1,4 @@
-import { ChargedFailure } from '../check/charge.ts';
+import { ChargedFailure, recordDecided } from '../check/charge.ts';
 import { recordBody, type Exchange } from './exchange.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { SafetyRefusal, UndeclaredWrite, disallowedRecipients, isWrite } from './safety.ts';
@@ -203,7 +203,11 @@ export class ApiClient {
         answer.changed ? { ...raw, status, body: new TextEncoder().encode(text) } : raw,
       );
       exchange.violations = judgement.violations;
-      if (judgement.charge !== undefined) throw new ContractViolation(exchange, judgement.charge);
+      if (judgement.charge !== undefined) {
+        const violation = new ContractViolation(exchange, judgement.charge);
+        // A departure from a decided part is recorded and the check goes on (charge.ts).
+        if (judgement.charge.layer === 'documented' || !recordDecided(violation)) throw violation;
+      }
       if (method === 'POST' && status >= 200 && status < 300 && operationId === 'uploadAttachment')
         this.noteUpload(text);
     }
