@@ -99,6 +99,17 @@ export class Dialect {
     return this.binding.errors[condition];
   }
 
+  /** Whether a raw answer is the one the binding gives for an error condition. */
+  answersError(condition: string, status: number, rawText: string): boolean {
+    const bound = this.binding.errors[condition];
+    if (bound === undefined || bound.status !== status) return false;
+    try {
+      return (JSON.parse(rawText) as { code?: unknown } | null)?.code === bound.code;
+    } catch {
+      return false;
+    }
+  }
+
   /** The success status the target answers for an operation. */
   successStatus(operationId: string): number | undefined {
     return (this.binding.operations as Record<string, { status: number } | undefined>)[operationId]

@@ -16,9 +16,9 @@ import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
 import { PROFILES, offeredNeeds } from '../run/profiles.ts';
 import { certificateFacts } from '../report/certificate.ts';
 import { ProgressReporter } from './progress.ts';
-import { figuresOf, type RunFacts } from '../report/facts.ts';
+import { figuresOf, type BindingFacts, type RunFacts } from '../report/facts.ts';
 import { PreflightFailure, liveTarget, preflight } from './preflight.ts';
-import { InvalidBinding } from '../binding/binding.ts';
+import { InvalidBinding, bindingEntries } from '../binding/binding.ts';
 import { Dialect } from '../binding/dialect.ts';
 import { formatBinding } from '../binding/print.ts';
 import { AmbiguousBinding, targetBinding, type TargetBinding } from '../binding/target-binding.ts';
@@ -160,6 +160,7 @@ export async function main(argv: string[]): Promise<number> {
     strict: run.strict,
     ...(run.shard === undefined ? {} : { shard: run.shard }),
     startedAt: startedAt.toISOString(),
+    binding: bindingFacts(prepared),
     ...figuresOf(collector.outcomes),
     durationMs: performance.now() - started,
   };
@@ -221,6 +222,22 @@ async function prepareTarget(run: CliRun): Promise<TargetBinding | string> {
     if (error instanceof PreflightFailure) return error.message;
     throw error;
   }
+}
+
+/** The run's binding as the reports record it (facts.ts). */
+function bindingFacts(binding: TargetBinding): BindingFacts {
+  const { resolved } = binding;
+  return {
+    name: resolved.binding.name,
+    sha256: resolved.sha256,
+    note: binding.note,
+    publishedUrl: binding.publishedUrl ?? null,
+    entries: bindingEntries(resolved.binding).map(([entry, value]) => ({
+      entry,
+      value,
+      source: resolved.sources[entry] ?? 'default',
+    })),
+  };
 }
 
 /** Options shared by the run and the dry run's collection. */

@@ -12,6 +12,8 @@ const RUN_DEFAULTS = {
   shard: undefined,
   dryRun: false,
   quiet: false,
+  bindingFile: undefined,
+  printBinding: false,
 } as const;
 
 /** The ConfigurationError the arguments are refused with. */
@@ -517,5 +519,27 @@ describe('parseConformanceArgs: profiles, safety, reports and shards', () => {
       'read-only',
     ])
       expect(CONFORMANCE_HELP).toContain(flag);
+  });
+
+  it('takes --binding and --print-binding, and --emulator-binding only for the in-process emulator', () => {
+    expect(parse(['--binding', 'b.yaml', '--print-binding'])).toMatchObject({
+      bindingFile: 'b.yaml',
+      printBinding: true,
+    });
+    expect(parse(['--emulator-binding', 'v.yaml']).target).toEqual({
+      kind: 'emulator',
+      binding: 'v.yaml',
+    });
+    expect(refusal(['--binding', ' ']).message).toMatch(/--binding must name a file/);
+    expect(
+      refusal([
+        '--emulator-binding',
+        'v.yaml',
+        '--base-url',
+        'https://x.test/openapi/v1',
+        '--api-key',
+        'sk-1',
+      ]).message,
+    ).toMatch(/--emulator-binding is for the in-process emulator/);
   });
 });

@@ -29,6 +29,12 @@ export interface ApiResponse {
   /** The parsed JSON body; throws with the exchange when the body is not JSON. */
   json<T = unknown>(): T;
   exchange: Exchange;
+  /**
+   * Whether this is the target's answer to an error condition (mailtwin's code, D-12), by its
+   * binding: also when the target answers several conditions alike, which the checks' names
+   * cannot tell apart (binding/dialect.ts).
+   */
+  answersError?(condition: string): boolean;
 }
 
 /**
@@ -148,9 +154,11 @@ export class ApiClient {
     const method = (options.method ?? 'GET').toUpperCase();
     const url = new URL(options.absolute ? options.path : `${this.target.baseUrl}${options.path}`);
     const apiPath = () => url.pathname.slice(basePath(this.target.baseUrl).length);
-    const operationId = options.absolute
-      ? undefined
-      : this.validator.match(method, apiPath())?.operationId;
+    // The operation, for the binding's translations; none are needed under the default.
+    const operationId =
+      options.absolute || this.dialect.isDefault
+        ? undefined
+        : this.validator.match(method, apiPath())?.operationId;
     const query = this.dialect.requestQuery(operationId, options.query ?? {});
     for (const [name, value] of Object.entries(query)) {
       if (value !== undefined) url.searchParams.set(name, String(value));
@@ -160,7 +168,7 @@ export class ApiClient {
     if (key != null && !options.absolute && !hasHeader(headers, 'authorization')) {
       headers.Authorization = `Bearer ${key}`;
     }
-    let body = options.body;
+    let body = this.translatedBody(operationId, options.body);
     if (options.json !== undefined) {
       body = JSON.stringify(this.dialect.requestJson(operationId, options.json));
       if (!hasHeader(headers, 'content-type')) headers['Content-Type'] = 'application/json';
@@ -208,7 +216,12 @@ export class ApiClient {
         // A departure from a decided part is recorded and the check goes on (charge.ts).
         if (judgement.charge.layer === 'documented' || !recordDecided(violation)) throw violation;
       }
-      if (method === 'POST' && status >= 200 && status < 300 && operationId === 'uploadAttachment')
+      if (
+        method === 'POST' &&
+        status >= 200 &&
+        status < 300 &&
+        url.pathname.endsWith('/attachments')
+      )
         this.noteUpload(text);
     }
     return {
@@ -217,6 +230,7 @@ export class ApiClient {
       bytes,
       text,
       exchange,
+      answersError: (condition) => this.dialect.answersError(condition, response.status, rawText),
       json<T>(): T {
         try {
           return JSON.parse(text) as T;
@@ -227,6 +241,25 @@ export class ApiClient {
         }
       },
     };
+  }
+
+  /**
+   * A body given as JSON text (generated inputs are), in the target's names like `json`; text
+   * that is not a JSON object goes as it is.
+   */
+  private translatedBody(
+    operationId: string | undefined,
+    body: RequestOptions['body'],
+  ): RequestOptions['body'] {
+    if (this.dialect.isDefault || typeof body !== 'string') return body;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body);
+    } catch {
+      return body;
+    }
+    const translated = this.dialect.requestJson(operationId, parsed);
+    return translated === parsed ? body : JSON.stringify(translated);
   }
 
   /**

@@ -38,6 +38,13 @@ export interface Certificate {
   suite: { name: 'mailtwin-conformance'; version: string | null };
   spec: { path: 'spec/openapi.yaml'; sha256: string | null };
   catalogue: { path: 'conformance/rules.yaml'; sha256: string | null };
+  /** The binding the target was checked through: its name, hash and each entry's source. */
+  binding: {
+    name: string;
+    sha256: string;
+    publishedUrl: string | null;
+    sources: Record<string, string>;
+  } | null;
   run: {
     profile: ProfileName;
     strict: boolean;
@@ -111,6 +118,15 @@ export function buildCertificate(
     suite: { name: 'mailtwin-conformance', version: facts.toolVersion ?? null },
     spec: { path: 'spec/openapi.yaml', sha256: facts.specSha256 ?? null },
     catalogue: { path: 'conformance/rules.yaml', sha256: facts.rulesSha256 ?? null },
+    binding:
+      facts.binding === undefined
+        ? null
+        : {
+            name: facts.binding.name,
+            sha256: facts.binding.sha256,
+            publishedUrl: facts.binding.publishedUrl,
+            sources: Object.fromEntries(facts.binding.entries.map((e) => [e.entry, e.source])),
+          },
     run: {
       profile: facts.profile ?? 'full',
       strict: facts.strict ?? false,

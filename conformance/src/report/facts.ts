@@ -41,6 +41,20 @@ export interface RunFacts {
   rulesSha256?: string;
   /** The command that re-runs this run, every secret a placeholder (certificate.ts). */
   rerun?: string;
+  /** The binding the run checked the target through (issue 26, binding/target-binding.ts). */
+  binding?: BindingFacts;
+}
+
+/** A run's binding as reports record it: every entry with its value and where it came from. */
+export interface BindingFacts {
+  name: string;
+  /** SHA-256 of the binding's canonical JSON (binding.ts `bindingHash`). */
+  sha256: string;
+  /** Which binding, from where, in a sentence. */
+  note: string;
+  /** The target's published document, when it was the run's decided layer. */
+  publishedUrl: string | null;
+  entries: { entry: string; value: unknown; source: string }[];
 }
 
 /** A file a check stored on the target, with the check that stored it. */

@@ -95,6 +95,7 @@ describe('formatJsonReport', () => {
       shard: null,
       startedAt: '2026-01-02T03:04:05.678Z',
       durationMs: 12345,
+      binding: null,
     });
     expect(report.figures).toEqual({
       requests: 1234,

@@ -5,6 +5,7 @@ import {
   plainText,
   runCoverage,
   skipReasons,
+  type BindingFacts,
   type RunFacts,
   type UploadLeft,
 } from './facts.ts';
@@ -42,6 +43,8 @@ export interface JsonReport {
     shard: string | null;
     startedAt: string | null;
     durationMs: number;
+    /** The binding the target was checked through; null when the run recorded none. */
+    binding: BindingFacts | null;
   };
   figures: {
     requests: number | null;
@@ -182,6 +185,7 @@ export function buildJsonReport(summary: Summary, facts: RunFacts): JsonReport {
       shard: facts.shard ?? null,
       startedAt: facts.startedAt ?? null,
       durationMs: Math.round(facts.durationMs),
+      binding: facts.binding ?? null,
     },
     figures: {
       requests: facts.requests ?? null,
