@@ -6,7 +6,6 @@
  */
 import {
   EMAIL_FIELDS,
-  WEBHOOK_DATA_FIELDS,
   bindingHash,
   defaultBinding,
   type Binding,
@@ -58,7 +57,14 @@ export class Dialect {
     this.isDefault =
       resolved.sha256 === bindingHash({ ...this.canonical, name: resolved.binding.name });
     this.emailFields = this.mappings(EMAIL_FIELDS, this.binding.email);
-    this.dataFields = this.mappings(WEBHOOK_DATA_FIELDS, this.binding.webhookData);
+    // `data` is the email record (D-37): id and mailbox by §6.2's names, the entries the
+    // binding gives for webhooks, and every other field as the record names it.
+    this.dataFields = this.mappings(EMAIL_FIELDS, {
+      ...this.binding.email,
+      ...this.binding.webhookData,
+      id: 'id',
+      mailbox: 'mailbox',
+    });
     for (const [condition, bound] of Object.entries(this.binding.errors)) {
       const key = `${bound.status} ${bound.code}`;
       this.errorsByAnswer.set(key, [...(this.errorsByAnswer.get(key) ?? []), condition]);
