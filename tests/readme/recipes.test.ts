@@ -85,14 +85,14 @@ afterAll(() => {
 });
 
 describe('the README recipes', () => {
-  it('are three, one per user, each followed by the output it prints', () => {
-    expect([...recipes().keys()]).toEqual(['client-developer', 'ci', 'vendor']);
+  it('are four, for three users, each followed by the output it prints', () => {
+    expect([...recipes().keys()]).toEqual(['client-developer', 'their-names', 'ci', 'vendor']);
     expect([...sampleBlocks(README).keys()]).toEqual(
-      expect.arrayContaining(['client-developer', 'ci', 'vendor']),
+      expect.arrayContaining(['client-developer', 'their-names', 'ci', 'vendor']),
     );
   });
 
-  it.each(['client-developer', 'ci', 'vendor'])(
+  it.each(['client-developer', 'their-names', 'ci', 'vendor'])(
     '%s: stops first, naming it, when a tool it needs is missing',
     async (name) => {
       // A PATH with curl alone: the recipe must say it needs jq and stop before starting anything.
@@ -121,6 +121,15 @@ describe('the README recipes', () => {
     // Newest first: the triggered email, then the one that came over SMTP.
     expect(lines.slice(-2)).toEqual(['Order 1043 returned', 'Invoice 77']);
     expectSample('client-developer', ran.stdout);
+  }, 150_000);
+
+  it("their names: an emulator started from a deployment's published document speaks its names", async () => {
+    const ran = await runRecipe(recipes().get('their-names')!, 120_000);
+    expect(ran.status, ran.stderr).toBe(0);
+    expect(ran.stdout).toMatch(/^ {2}array: data # /m);
+    expect(ran.stdout).toMatch(/^\{"isRead":true,"flagged":true\}$/m);
+    expect(ran.stdout).toMatch(/^\{"code":"unknown_field","field":"read"\}$/m);
+    expectSample('their-names', ran.stdout);
   }, 150_000);
 
   it('CI: the emulator answers the banner key, and the read-only suite finds it conformant with a JUnit file', async () => {
