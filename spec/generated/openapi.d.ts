@@ -1422,7 +1422,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "code": "unsupported_media_type",
-                     *       "message": "Upload with Content-Type multipart/form-data."
+                     *       "message": "Upload with Content-Type multipart/form-data; this request has \"application/json\"."
                      *     }
                      */
                     "application/json": components["schemas"]["Error"];
