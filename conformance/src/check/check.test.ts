@@ -71,7 +71,9 @@ describe('check.ts charges a failure to the rule its failing assertion names', (
     const failed = byBehaviour('fails an assertion charged to D-2');
     expect(failed).toMatchObject({ state: 'failed', chargedRules: ['D-2'] });
     expect(failed.errors[0]).toContain('Charged to (the rule the failing assertion checks):');
-    expect(failed.errors[0]).toContain('Not reached (the check stopped here): 4.1-R1');
+    // A decided departure does not stop the check: it ran to its end (issue 26 item 5).
+    expect(failed.completed).toBe(true);
+    expect(failed.errors[0]).toContain('Checked and held (the check ran to its end): 4.1-R1');
   });
 
   it('records no rule for a plain assertion, and says it is counted against every rule', () => {

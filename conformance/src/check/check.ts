@@ -43,6 +43,11 @@ declare module 'vitest' {
      */
     chargedRules?: string[];
     /**
+     * A check that failed only by departing from decided rules, after running to its end:
+     * every other rule it names was checked and held (summary.ts counts them passed).
+     */
+    completed?: boolean;
+    /**
      * Rules of a passing check that this target could not let it reach (an API world has no
      * faults on demand, say): reported as a skipped part of the check, never as passed.
      */
@@ -249,7 +254,10 @@ export function rule(
           body({ api, target, validator, run, property, cleanup, unchecked }),
         );
         if (outcome.status === 'rejected') throw decidedVerdict(outcome.reason, decided);
-        if (decided.length > 0) throw decidedVerdict(undefined, decided);
+        if (decided.length > 0) {
+          context.task.meta.completed = true;
+          throw decidedVerdict(undefined, decided);
+        }
         expectSentSomething(counts.requests, `the check "${behaviour}"`);
       } catch (error) {
         const cause = uncharged(error);
@@ -267,7 +275,16 @@ export function rule(
             ? [...rules, contractRule]
             : rules;
         if (checked !== rules) context.task.meta.rules = checked.map((r) => r.id);
-        throw explainFailure(error, checked, behaviour, log, target, run, needs);
+        throw explainFailure(
+          error,
+          checked,
+          behaviour,
+          log,
+          target,
+          run,
+          needs,
+          context.task.meta.completed === true,
+        );
       } finally {
         // Cleaning up judges nothing: a failure to delete is the target's to explain later,
         // never this check's verdict.
@@ -316,6 +333,7 @@ function explainFailure(
   target: Target,
   run: RunConfig,
   needs: Need[],
+  completed = false,
 ): unknown {
   if (!(error instanceof Error)) return error;
   const ruleLine = (r: Rule) => `  ${r.id} (§${r.section}, ${r.source}): "${r.sentence}"`;
@@ -329,7 +347,11 @@ function explainFailure(
           ruleLine(chargedTo),
           ...(others.length === 0
             ? []
-            : [`Not reached (the check stopped here): ${others.map((r) => r.id).join(', ')}`]),
+            : completed
+              ? [
+                  `Checked and held (the check ran to its end): ${others.map((r) => r.id).join(', ')}`,
+                ]
+              : [`Not reached (the check stopped here): ${others.map((r) => r.id).join(', ')}`]),
         ]
       : [
           charged === undefined

@@ -64,6 +64,7 @@ export class RuleCollector implements Reporter {
           ...(state === 'failed' && meta.chargedRules !== undefined
             ? { chargedRules: [...meta.chargedRules] }
             : {}),
+          ...(state === 'failed' && meta.completed === true ? { completed: true } : {}),
         });
       }
     }

@@ -483,6 +483,16 @@ describe('one assertion, one rule (issue 14 item 2)', () => {
     expect(summary.exitCode).toBe(1);
   });
 
+  it('passes the other rules of a check that ran to its end and departed only from a decision', () => {
+    const summary = summarize(rules, [check(['D-22'], { completed: true })], [], {
+      strict: false,
+      noSkips: true,
+    });
+    expect(statuses(summary)).toEqual({ '4.7-R1': 'pass', '4.7-R2': 'pass', 'D-22': 'warn' });
+    expect(summary.refusals).toEqual([]);
+    expect(summary.exitCode).toBe(0);
+  });
+
   it('fails every rule of a check whose failure named no rule, and lists it as uncharged', () => {
     const summary = summarize(rules, [check(undefined)], [], EMULATOR);
     expect(statuses(summary)).toEqual({ '4.7-R1': 'fail', '4.7-R2': 'fail', 'D-22': 'warn' });

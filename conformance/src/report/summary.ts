@@ -24,6 +24,11 @@ export interface TestOutcome {
    * charged to every rule of the check. See {@link chargeOf}.
    */
   chargedRules?: string[];
+  /**
+   * A failed check that ran to its end, departing only from decided rules (check.ts): the
+   * other rules it names were checked and held.
+   */
+  completed?: boolean;
   /** HTTP requests it sent, and fast-check cases it ran (figures, never asserted). */
   requests?: number;
   cases?: number;
@@ -361,7 +366,7 @@ function ruleStatus(rule: Rule, tests: TestOutcome[], options: SummaryOptions): 
   if (tests.some((t) => failedOn(t, rule.id))) {
     return rule.source === 'decided' && !options.strict ? 'warn' : 'fail';
   }
-  if (tests.some((t) => t.state === 'passed')) return 'pass';
+  if (tests.some((t) => t.state === 'passed' || t.completed === true)) return 'pass';
   return 'skip';
 }
 
@@ -372,7 +377,8 @@ function ruleStatus(rule: Rule, tests: TestOutcome[], options: SummaryOptions): 
 export function notReachedReasons(result: RuleResult): string[] {
   return result.tests.flatMap((test) => {
     const charge = chargeOf(test);
-    if (charge === undefined || charge.rules.includes(result.rule.id)) return [];
+    if (charge === undefined || charge.rules.includes(result.rule.id) || test.completed === true)
+      return [];
     return [
       `not reached: its check "${test.behaviour ?? test.name}" failed on ${charge.rules.join(', ')} first`,
     ];
