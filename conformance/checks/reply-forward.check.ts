@@ -472,15 +472,23 @@ rule(
       ['replyAll', { to: x, replyAll: true }, 'D-31', 'unknown_field', 'replyAll'],
       ['two bodies', { to: x, text: 'a', markdown: 'b' }, 'D-23', 'body_conflict', ''],
     ];
-    for (const [label, json, rules, code, field] of cases)
-      expectError(rules, await w.forward(originalId, json), 400, code, field || undefined, label);
+    // A case invalid only by D-23 (a listed to) is a valid request where a deployment takes a
+    // list of recipients: if one was carried out, what it stored is D-23's, not §4.8's.
+    let decidedCaseCarriedOut = false;
+    for (const [label, json, rules, code, field] of cases) {
+      const answer = await w.forward(originalId, json);
+      if (typeof rules === 'string' && answer.status >= 200 && answer.status <= 299)
+        decidedCaseCarriedOut = true;
+      expectError(rules, answer, 400, code, field || undefined, label);
+    }
+    const storedRule = decidedCaseCarriedOut ? 'D-23' : '4.8-R1';
     const [box0] = w.box as [string];
     expectAt(
-      '4.8-R1',
+      storedRule,
       (await w.listed(box0)).map((e) => e.id),
     ).toEqual([originalId]);
     // What left for outside addresses shows only in a control plane's outbox.
-    if (!w.apiWorld) expectAt('4.8-R1', await w.outbox()).toEqual([]);
+    if (!w.apiWorld) expectAt(storedRule, await w.outbox()).toEqual([]);
   },
   { needs: ['mail', 'destructive'] },
 );
