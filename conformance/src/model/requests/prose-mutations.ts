@@ -78,17 +78,16 @@ export function proseMutations(
           fc.integer({ min: Math.max(0, total - recipientLimit.value), max: recipientLimit.value }),
         )
         .chain(([body, inCc]) =>
+          // Distinct addresses, none the implicit recipient's: 51 of them break §4.3 rule 2
+          // however a deployment counts; with a duplicate, only D-10's counting would.
           fc
-            .tuple(
-              fc.array(proseValue('recipient', context) as fc.Arbitrary<string>, {
-                minLength: inCc,
-                maxLength: inCc,
-              }),
-              fc.array(proseValue('recipient', context) as fc.Arbitrary<string>, {
-                minLength: total - inCc,
-                maxLength: total - inCc,
-              }),
-            )
+            .uniqueArray(proseValue('recipient', context) as fc.Arbitrary<string>, {
+              minLength: total,
+              maxLength: total,
+              selector: addressKey,
+            })
+            .filter((list) => !list.some((r) => implicitKeys(body).includes(addressKey(r))))
+            .map((list) => [list.slice(0, inCc), list.slice(inCc)] as const)
             .map(([ccList, bccList]) =>
               caseOf(
                 { ...body, cc: ccList, bcc: bccList },
@@ -288,4 +287,16 @@ export function proseMutations(
     }
   }
   return mutations;
+}
+
+/** An address as a deployment may count it once: the part in angle brackets, lower case. */
+function addressKey(recipient: string): string {
+  return (/<([^>]*)>\s*$/.exec(recipient)?.[1] ?? recipient).trim().toLowerCase();
+}
+
+/** The keys of the recipients a body already names (`to`, as a string or a list). */
+function implicitKeys(body: Record<string, unknown>): string[] {
+  const to = body.to;
+  const list = Array.isArray(to) ? to : to === undefined ? [] : [to];
+  return list.filter((r): r is string => typeof r === 'string').map(addressKey);
 }
