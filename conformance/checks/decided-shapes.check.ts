@@ -72,15 +72,18 @@ rule(
     const page = (
       await api.request({ path: '/emails', query: { mailbox, limit: 100 }, apiKey })
     ).json<Record<string, unknown>>();
-    expectAt('D-6', Object.keys(page).sort()).toEqual(['emails', 'nextCursor']);
+    // Every field the target's binding names is there; one it adds is not checked (D-40).
+    const named = (fields: readonly string[]) =>
+      fields.filter((field) => api.dialect.hasEmailField(field));
+    expectAt('D-6', Object.keys(page)).toEqual(expect.arrayContaining(['emails', 'nextCursor']));
     const emails = (page.emails as Record<string, unknown>[] | undefined) ?? [];
     const listed = emails.find((email) => email.id === id) ?? {};
-    expectAt('D-3', Object.keys(listed).sort()).toEqual([...LIST_FIELDS].sort());
+    expectAt('D-3', Object.keys(listed)).toEqual(expect.arrayContaining(named(LIST_FIELDS)));
     expectAt('D-3', listed.from).toEqual({ address: sender, name: 'Bob Stone' });
     const detail = (await api.request({ path: `/emails/${id}`, apiKey })).json<
       Record<string, unknown>
     >();
-    expectAt('D-4', Object.keys(detail).sort()).toEqual([...DETAIL_FIELDS].sort());
+    expectAt('D-4', Object.keys(detail)).toEqual(expect.arrayContaining(named(DETAIL_FIELDS)));
     expectAt('D-4', detail.attachments).toEqual([
       { id: expect.any(String), name: 'notes.txt', contentType: 'text/plain', size: 5 },
     ]);

@@ -100,6 +100,18 @@ export class Dialect {
     return this.folderFromWire.get(name) ?? name;
   }
 
+  /**
+   * Whether the target's email record has a field the checks name (`from`, `attachments`): a
+   * binding may say a deployment has no such field (its paths null).
+   */
+  hasEmailField(field: string): boolean {
+    const entries = EMAIL_FIELDS.filter((key) => {
+      const ours = this.canonical.email[key];
+      return ours !== null && topField(parseRecordPath(ours)) === field;
+    });
+    return entries.length === 0 || entries.some((key) => this.binding.email[key] !== null);
+  }
+
   /** The status and code the target answers for an error condition (mailtwin's code). */
   error(condition: string): BoundError | undefined {
     return this.binding.errors[condition];
