@@ -21,6 +21,22 @@
  *                                        keys by role, a webhook made as a dashboard would, mail
  *                                        arriving late, no control plane); a mutant whose check
  *                                        needs the control world is counted as not checkable there
+ *   npm run can-fail -- --binding <file> the named mutants only, the emulator speaking a renaming
+ *                                        binding (issue 26 item 7: the suite's power survives
+ *                                        renaming). In process the suite gets --emulator-binding
+ *                                        <file>; with --world api the started server gets
+ *                                        --binding <file>; either way the suite infers the binding
+ *                                        from the document the emulator publishes, and is also
+ *                                        given --binding <file> when that document leaves entries
+ *                                        ambiguous (an error table with one code for several
+ *                                        conditions). A check skipped under the binding is counted
+ *                                        as not checkable, with its reason. Writes
+ *                                        reports/can-fail-binding-<name>.md (-api-world.md with
+ *                                        --world api)
+ *   npm run can-fail -- --binding <file> --compare
+ *                                        also runs each mutant in the default dialect, in the same
+ *                                        copy, and reports the mutants caught there but not under
+ *                                        the binding (the power lost to renaming)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +47,12 @@ import type { JsonReport } from '../../conformance/src/report/json.ts';
 import { ROOT, SPEC, prismMockRunFlags, runConformance, startPrism } from '../prism/harness.ts';
 import { CATALOGUE } from './catalogue.ts';
 import { applyMutant, type NamedMutant } from './named-mutant.ts';
+import {
+  probeBinding,
+  serveBindingArgs,
+  suiteBindingFlags,
+  type BindingRun,
+} from './binding-run.ts';
 import { startApiWorld, type ApiWorld } from '../variants/api-world-target.ts';
 import { makeWorkspace, runChild } from './workspace.ts';
 
@@ -50,6 +72,8 @@ interface MutantOutcome {
   /** Its check was skipped: the target offers not what it needs (an API world, a control plane). */
   uncheckable?: boolean;
   detail: string;
+  /** With --binding --compare: the same mutant's outcome in the default dialect. */
+  baseline?: MutantOutcome;
 }
 
 /** How late mail arrives in an API world: enough that no check may assume instant delivery. */
@@ -61,11 +85,16 @@ const { values } = parseArgs({
     'no-mock': { type: 'boolean', default: false },
     jobs: { type: 'string', default: String(availableParallelism()) },
     world: { type: 'string', default: 'control' },
+    binding: { type: 'string' },
+    compare: { type: 'boolean', default: false },
   },
 });
 if (values.world !== 'control' && values.world !== 'api')
   throw new Error(`unknown --world "${values.world}": control (in process) or api`);
 const apiWorld = values.world === 'api';
+if (values.compare && values.binding === undefined)
+  throw new Error('--compare compares a --binding run with the default dialect: give --binding');
+const binding = values.binding === undefined ? undefined : bindingRun(values.binding);
 const jobs = Math.max(1, Number.parseInt(values.jobs, 10) || 1);
 const only = values.only?.split(',').map((id) => id.trim());
 const mutants = only === undefined ? CATALOGUE : CATALOGUE.filter((m) => only.includes(m.id));
@@ -82,7 +111,7 @@ const note = (behaviour: string, kind: keyof Evidence, text: string) => {
 };
 
 let allChecks: string[] = [];
-if (only === undefined && !values['no-mock'] && !apiWorld) {
+if (only === undefined && !values['no-mock'] && !apiWorld && binding === undefined) {
   const mock = await runAgainstPrismMock();
   allChecks = mock.checks.map(behaviourOf);
   for (const check of mock.checks) {
@@ -91,7 +120,8 @@ if (only === undefined && !values['no-mock'] && !apiWorld) {
 }
 if (allChecks.length === 0) allChecks = listChecks();
 
-if (!apiWorld) for (const [behaviour, mutant] of strykerKills()) note(behaviour, 'stryker', mutant);
+if (!apiWorld && binding === undefined)
+  for (const [behaviour, mutant] of strykerKills()) note(behaviour, 'stryker', mutant);
 
 const outcomes = await runNamedMutants(mutants, jobs);
 for (const outcome of outcomes) {
@@ -103,12 +133,28 @@ for (const outcome of outcomes) {
     );
 }
 
-const report = render(allChecks, outcomes, only !== undefined || apiWorld);
+const report = render(allChecks, outcomes, only !== undefined || apiWorld || binding !== undefined);
 mkdirSync(join(ROOT, 'reports'), { recursive: true });
-const output = apiWorld ? API_WORLD_OUTPUT : OUTPUT;
+const output =
+  binding !== undefined
+    ? join(ROOT, `reports/can-fail-binding-${binding.name}${apiWorld ? '-api-world' : ''}.md`)
+    : apiWorld
+      ? API_WORLD_OUTPUT
+      : OUTPUT;
 writeFileSync(output, report.markdown);
 process.stdout.write(`${report.console}\nWritten: ${relative(process.cwd(), output)}\n`);
 process.exitCode = report.ok ? 0 : 1;
+
+/** The `--binding` file, and whether the suite is also given it (see binding-run.ts). */
+function bindingRun(path: string): BindingRun {
+  // npm runs scripts in the package root; a relative path is the user's, from where they typed it.
+  const run = probeBinding(path, process.env.INIT_CWD ?? process.cwd(), ROOT);
+  if (run.ambiguous.length > 0)
+    process.stdout.write(
+      `The document published under ${run.name} leaves ${run.ambiguous.join(', ')} ambiguous: the suite gets --binding ${relative(ROOT, run.file)} too.\n`,
+    );
+  return run;
+}
 
 /** The check's behaviour: its name without the rule ids. */
 function behaviourOf(check: JsonReport['checks'][number]): string {
@@ -209,12 +255,14 @@ async function runNamedMutants(
         const index = next++;
         const mutant = list[index]!;
         const started = performance.now();
-        const outcome = await runOne(workspace, mutant);
+        const outcome = await runOne(workspace, mutant, binding);
+        if (values.compare) outcome.baseline = await runOne(workspace, mutant, undefined);
         outcomes[index] = outcome;
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
-        const verdict = outcome.caught ? 'caught  ' : outcome.uncheckable ? 'n/a     ' : 'SURVIVED';
+        const versus =
+          outcome.baseline === undefined ? '' : ` (default: ${verdictOf(outcome.baseline).trim()})`;
         process.stdout.write(
-          `${verdict} ${mutant.id} ${mutant.rule} (${seconds} s) ${outcome.detail}\n`,
+          `${verdictOf(outcome)} ${mutant.id} ${mutant.rule} (${seconds} s)${versus} ${outcome.detail}\n`,
         );
       }
     } finally {
@@ -225,19 +273,33 @@ async function runNamedMutants(
   return outcomes;
 }
 
-/** Breaks the copy, runs the one check that must catch it, and mends the copy again. */
-async function runOne(workspace: string, mutant: NamedMutant): Promise<MutantOutcome> {
+function verdictOf(outcome: MutantOutcome): string {
+  return outcome.caught ? 'caught  ' : outcome.uncheckable ? 'n/a     ' : 'SURVIVED';
+}
+
+/**
+ * Breaks the copy, runs the one check that must catch it, and mends the copy again; with
+ * `dialect`, the emulator speaks that binding and the suite checks it through what it publishes.
+ */
+async function runOne(
+  workspace: string,
+  mutant: NamedMutant,
+  dialect: BindingRun | undefined,
+): Promise<MutantOutcome> {
   const path = join(workspace, mutant.file);
   const original = readFileSync(path, 'utf8');
   writeFileSync(path, applyMutant(original, mutant));
   const reportDir = mkdtempSync(join(tmpdir(), 'mailtwin-mutant-report-'));
   let target: ApiWorld | undefined;
   try {
-    target = apiWorld ? await startApiWorld(workspace, API_WORLD_DELAY_MS) : undefined;
+    target = apiWorld
+      ? await startApiWorld(workspace, API_WORLD_DELAY_MS, serveBindingArgs(dialect))
+      : undefined;
     const { status, stderr } = await runChild(
       [
         join(workspace, 'bin/mailtwin-conformance.js'),
         ...(target?.flags ?? []),
+        ...suiteBindingFlags(dialect, apiWorld),
         '--filter',
         mutant.caughtBy,
         '--seed',
@@ -272,12 +334,12 @@ async function runOne(workspace: string, mutant: NamedMutant): Promise<MutantOut
       return { mutant, caught: false, detail: `no check is named "${mutant.caughtBy}"` };
     }
     if (check.state === 'failed') return { mutant, caught: true, detail: firstLine(check.errors) };
-    if (check.state === 'skipped' && apiWorld)
+    if (check.state === 'skipped' && (apiWorld || dialect !== undefined))
       return {
         mutant,
         caught: false,
         uncheckable: true,
-        detail: `not checkable in an API world: ${check.skipReason ?? 'skipped'}`,
+        detail: `not checkable ${apiWorld ? 'in an API world' : ''}${apiWorld && dialect ? ' ' : ''}${dialect ? `under ${dialect.name}` : ''}: ${check.skipReason ?? 'skipped'}`,
       };
     return {
       mutant,
@@ -296,11 +358,21 @@ async function runOne(workspace: string, mutant: NamedMutant): Promise<MutantOut
 function render(checks: string[], outcomes: MutantOutcome[], partial: boolean) {
   const lines: string[] = [];
   const md: string[] = [
-    '# Every check can fail',
+    binding === undefined
+      ? '# Every check can fail'
+      : `# Named mutants under the binding ${binding.name}`,
     '',
     `Generated by \`npm run can-fail\` on ${new Date().toISOString()}.`,
     '',
   ];
+  if (binding !== undefined)
+    md.push(
+      `The emulator speaks \`${relative(ROOT, binding.file)}\` (${apiWorld ? 'mailtwin serve --binding, reached as an API world' : 'in process, --emulator-binding'}); ` +
+        (binding.ambiguous.length === 0
+          ? 'the suite inferred the binding from the document it publishes.'
+          : `the document it publishes leaves ${binding.ambiguous.join(', ')} ambiguous, so the suite was also given --binding.`),
+      '',
+    );
   const unproven: string[] = [];
   if (!partial) {
     md.push(
@@ -324,18 +396,33 @@ function render(checks: string[], outcomes: MutantOutcome[], partial: boolean) {
   }
   const survived = outcomes.filter((o) => !o.caught && !o.uncheckable);
   const uncheckable = outcomes.filter((o) => o.uncheckable);
+  const compared = outcomes.some((o) => o.baseline !== undefined);
+  const result = (o: MutantOutcome) =>
+    `${o.caught ? 'caught' : o.uncheckable ? 'not checkable' : 'SURVIVED'}: ${o.detail.replace(/\|/g, '\\|').replace(/\n/g, ' ')}`;
   md.push(
     '',
     '## Named mutants',
     '',
-    '| Id | Rule | Bug | Caught by | Result |',
-    '|---|---|---|---|---|',
+    `| Id | Rule | Bug | Caught by | Result${binding ? ` under ${binding.name}` : ''} |${compared ? ' Result in the default dialect |' : ''}`,
+    `|---|---|---|---|---|${compared ? '---|' : ''}`,
   );
-  for (const { mutant, caught, uncheckable: na, detail } of outcomes) {
+  for (const outcome of outcomes) {
+    const { mutant, baseline } = outcome;
     md.push(
-      `| ${mutant.id} | ${mutant.rule} | ${mutant.bug} | ${mutant.caughtBy} | ${caught ? 'caught' : na ? 'not checkable' : 'SURVIVED'}: ${detail.replace(/\|/g, '\\|')} |`,
+      `| ${mutant.id} | ${mutant.rule} | ${mutant.bug} | ${mutant.caughtBy} | ${result(outcome)} |${baseline ? ` ${result(baseline)} |` : ''}`,
     );
   }
+  const lost = outcomes.filter((o) => o.baseline?.caught === true && !o.caught);
+  const baselines = outcomes.flatMap((o) => (o.baseline ? [o.baseline] : []));
+  const summary = [
+    binding === undefined
+      ? undefined
+      : `Named mutants under ${binding.name}${apiWorld ? ' in an API world' : ''}: ${outcomes.length - survived.length - uncheckable.length}/${outcomes.length - uncheckable.length} caught of those whose check runs under it (${outcomes.length} run); ${uncheckable.length} not checkable${uncheckable.length > 0 ? ` (${uncheckable.map((o) => o.mutant.id).join(', ')})` : ''}${survived.length > 0 ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`,
+    compared
+      ? `The same mutants in the default dialect: ${baselines.filter((o) => o.caught).length}/${baselines.length - baselines.filter((o) => o.uncheckable).length} caught; caught there but not under ${binding!.name}: ${lost.length === 0 ? 'none' : lost.map((o) => o.mutant.id).join(', ')}`
+      : undefined,
+  ].filter((line): line is string => line !== undefined);
+  if (summary.length > 0) md.push('', '## Summary', '', ...summary.map((line) => `- ${line}`));
   if (unproven.length > 0)
     md.push('', '## Checks that fail against neither', '', ...unproven.map((b) => `- ${b}`));
   lines.push(
@@ -343,9 +430,13 @@ function render(checks: string[], outcomes: MutantOutcome[], partial: boolean) {
     partial
       ? ''
       : `Checks: ${checks.length - unproven.length}/${checks.length} shown able to fail; ${unproven.length} against neither`,
-    apiWorld
-      ? `Named mutants in an API world: ${outcomes.length - survived.length - uncheckable.length}/${outcomes.length - uncheckable.length} caught of those whose check runs there; ${uncheckable.length} need the control world${survived.length > 0 ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`
-      : `Named mutants: ${outcomes.length - survived.length}/${outcomes.length} caught${survived.length > 0 ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`,
+    ...(summary.length > 0
+      ? summary
+      : [
+          apiWorld
+            ? `Named mutants in an API world: ${outcomes.length - survived.length - uncheckable.length}/${outcomes.length - uncheckable.length} caught of those whose check runs there; ${uncheckable.length} need the control world${survived.length > 0 ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`
+            : `Named mutants: ${outcomes.length - survived.length}/${outcomes.length} caught${survived.length > 0 ? `; survived: ${survived.map((o) => o.mutant.id).join(', ')}` : ''}`,
+        ]),
   );
   return {
     markdown: `${md.join('\n')}\n`,
