@@ -139,6 +139,17 @@ describe('inferring a binding from a published OpenAPI document', () => {
     });
   });
 
+  it("reports a webhook data field it cannot find by name, with data's unexplained properties", () => {
+    const doc = contract();
+    const properties = { ...doc.components.schemas.EmailSummary.properties };
+    properties.copies = properties.cc;
+    delete properties.cc;
+    doc.components.schemas.EmailReceivedEvent.properties.data = { type: 'object', properties };
+    const { ambiguous } = inferBinding(doc);
+    const cc = ambiguous.find((a) => a.entry === '/webhookData/ccAddress');
+    expect(cc?.candidates.join(' ')).toMatch(/^copies \(/);
+  });
+
   it('refuses something that is not an OpenAPI document', () => {
     expect(() => inferBinding({ hello: 1 })).toThrow(/no `paths` object/);
   });

@@ -12,6 +12,7 @@ import {
   defaultBinding,
   type Binding,
   type EmailField,
+  type WebhookDataField,
 } from './binding.ts';
 import { OpenApiWalk, isObject, type Located } from './openapi-walk.ts';
 
@@ -231,18 +232,50 @@ class Inferrer {
         );
     }
     const event = this.webhookData();
-    if (event !== undefined) {
-      const data = this.walk.properties(event);
-      for (const field of WEBHOOK_DATA_FIELDS) {
-        const path = this.fieldPath(`/webhookData/${field}`, field, data, topOf(defaults[field]));
-        if (path !== undefined) this.set(`/webhookData/${field}`, path[0], path[1]);
-      }
-    } else {
+    if (event !== undefined) this.webhookDataFields(event);
+    else {
       // No webhook section: `data` is the email record (D-37), in the record's names.
       for (const field of WEBHOOK_DATA_FIELDS) {
         this.binding.webhookData[field] = this.binding.email[field];
         this.sources[`/webhookData/${field}`] = this.sources[`/email/${field}`] ?? 'default';
       }
+    }
+  }
+
+  /**
+   * The fields of email.received's `data`: id and mailbox by §6.2's names, every other field
+   * of the record by the record's names (D-37), and those the webhook entries name found by
+   * name. One the record has but `data` shows under no known name, while `data` has a property
+   * nothing explains, is ambiguous (those properties are its candidates); with none left, the
+   * deployment's data has no such field.
+   */
+  private webhookDataFields(event: Located): void {
+    const data = this.walk.properties(event);
+    const defaults = defaultBinding().email;
+    const explained = new Set<string>(['id', 'mailbox']);
+    for (const field of EMAIL_FIELDS) {
+      const path = this.binding.email[field];
+      if (!(WEBHOOK_DATA_FIELDS as readonly string[]).includes(field) && path !== null)
+        explained.add(topOf(path)!);
+    }
+    const missing: WebhookDataField[] = [];
+    for (const field of WEBHOOK_DATA_FIELDS) {
+      const path = this.fieldPath(`/webhookData/${field}`, field, data, topOf(defaults[field]));
+      if (path === undefined) {
+        missing.push(field);
+        continue;
+      }
+      this.set(`/webhookData/${field}`, path[0], path[1]);
+      explained.add(topOf(path[0])!);
+    }
+    const unexplained = [...data].filter(([name]) => !explained.has(name));
+    for (const field of missing) {
+      if (this.binding.email[field] !== null && unexplained.length > 0)
+        this.ambiguous.push({
+          entry: `/webhookData/${field}`,
+          candidates: unexplained.map(([name, at]) => `${name} (${at.pointer})`),
+        });
+      else this.set(`/webhookData/${field}`, null, `${event.pointer} (no such field)`);
     }
   }
 
