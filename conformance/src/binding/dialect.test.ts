@@ -131,6 +131,31 @@ describe('the dialect between the checks and a target', () => {
     });
   });
 
+  it('narrows an answer several conditions share to those the operation can meet', () => {
+    const notFound = { status: 404, code: 'not_found' };
+    const dialect = new Dialect(
+      resolveBinding(
+        {
+          binding: 1,
+          errors: {
+            mailbox_not_found: notFound,
+            email_not_found: notFound,
+            attachment_not_found: notFound,
+          },
+        },
+        'test',
+      ),
+      (id) => new Set(id === 'getEmail' ? ['email_not_found'] : []),
+    );
+    expect(dialect.canonicalAnswer('getEmail', 404, { code: 'not_found', message: 'm' })).toEqual({
+      status: 404,
+      json: { code: 'email_not_found', message: 'm' },
+    });
+    expect(
+      dialect.canonicalAnswer('listEmails', 404, { code: 'not_found', message: 'm' }).json,
+    ).toEqual({ code: 'not_found', message: 'm' });
+  });
+
   it('gives the checks’ success status for the target’s, and leaves a departure as sent', () => {
     const dialect = graphLike();
     expect(dialect.canonicalAnswer('sendEmail', 202, { id: 'x', status: 'queued' }).status).toBe(

@@ -52,7 +52,14 @@ export class Dialect {
   private readonly folderToWire = new Map<string, string>();
   private readonly folderFromWire = new Map<string, string>();
 
-  constructor(readonly resolved: ResolvedBinding) {
+  /**
+   * `conditionsOf`: the error conditions (mailtwin's codes) an operation can meet, from the
+   * suite's contract; it narrows an answer a deployment gives several conditions alike.
+   */
+  constructor(
+    readonly resolved: ResolvedBinding,
+    private readonly conditionsOf: (operationId: string) => ReadonlySet<string> = () => new Set(),
+  ) {
     this.binding = resolved.binding;
     this.isDefault =
       resolved.sha256 === bindingHash({ ...this.canonical, name: resolved.binding.name });
@@ -191,7 +198,12 @@ export class Dialect {
 
   private canonicalError(operationId: string, status: number, json: unknown): CanonicalAnswer {
     if (!isRecord(json) || typeof json.code !== 'string') return { status, json };
-    const conditions = this.errorsByAnswer.get(`${status} ${json.code}`) ?? [];
+    const answering = this.errorsByAnswer.get(`${status} ${json.code}`) ?? [];
+    // A deployment may answer several conditions alike (one 404 not_found): those the
+    // operation can meet (our contract's error codes for it) may still leave one.
+    const possible = this.conditionsOf(operationId);
+    const narrowed = answering.filter((c) => possible.has(c));
+    const conditions = answering.length > 1 && narrowed.length > 0 ? narrowed : answering;
     const body: Record_ = { ...json };
     if (typeof json.field === 'string') body.field = this.canonicalField(operationId, json.field);
     if (conditions.length !== 1) return { status, json: body };

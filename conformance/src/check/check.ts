@@ -128,11 +128,15 @@ async function sharedState() {
     const { createTarget } = await import('../worlds/targets.ts');
     const target = createTarget(run.target);
     const published = await publishedContract(target, run.binding?.publishedUrl);
+    const validator = new SpecValidator(undefined, undefined, published);
     shared ??= {
       run,
       target,
-      validator: new SpecValidator(undefined, undefined, published),
-      dialect: run.binding === undefined ? defaultDialect() : new Dialect(run.binding.resolved),
+      validator,
+      dialect:
+        run.binding === undefined
+          ? defaultDialect()
+          : new Dialect(run.binding.resolved, (id) => validator.errorCodesOf(id)),
     };
     // The deployment's webhook covers all the mail the run causes: its receiver listens from
     // the first check on, so no delivery fails for want of it.

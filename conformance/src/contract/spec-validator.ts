@@ -147,6 +147,19 @@ export class SpecValidator {
           });
   }
 
+  /** Every error code the contract lists for an operation (`x-error-codes` of its responses). */
+  errorCodesOf(operationId: string): ReadonlySet<string> {
+    const codes = new Set<string>();
+    const route = this.routes.find((r) => r.operation.operationId === operationId);
+    const responses = (route?.operation.responses ?? {}) as Record<string, Json>;
+    for (const response of Object.values(responses)) {
+      const resolved = deref(this.spec, response) as Json | undefined;
+      const listed = resolved?.['x-error-codes'];
+      if (Array.isArray(listed)) for (const code of listed) codes.add(String(code));
+    }
+    return codes;
+  }
+
   /** The operations of the contract as `METHOD /path` strings. */
   operationKeys(): string[] {
     return this.routes.map((r) => `${r.method.toUpperCase()} ${r.template}`).sort();
@@ -186,7 +199,10 @@ export class SpecValidator {
     const documented = this.findings(this.layer, response);
     const decidedFindings = () =>
       this.published === undefined
-        ? this.findings(this.full, canonical).map((f) => ({ finding: f, rule: this.decidedRule(f) }))
+        ? this.findings(this.full, canonical).map((f) => ({
+            finding: f,
+            rule: this.decidedRule(f),
+          }))
         : this.publishedFindings(response);
     if (documented.length > 0) {
       const rules = documented.map((f) => this.documentedRule(f));
