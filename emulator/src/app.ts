@@ -28,6 +28,7 @@ import { FaultInjector } from './services/faults.ts';
 import { InboundService } from './services/inbound-service.ts';
 import { LocalDelivery } from './services/local-delivery.ts';
 import { SendService } from './services/send-service.ts';
+import { sharedRenderPool, type BodyRenderer } from './mime/render-pool.ts';
 import { UploadService } from './services/upload-service.ts';
 import { WebhookService } from './services/webhook-service.ts';
 import { WebhookSink } from './services/webhook-sink.ts';
@@ -83,6 +84,11 @@ export interface AppDeps {
    * mapped.
    */
   binding: Binding | null;
+  /**
+   * Renders message bodies, large ones on worker threads (mime/render-pool.ts); closed by
+   * `closeServices` when the emulator stops. Defaults to the process's shared pool.
+   */
+  renderer: BodyRenderer;
 }
 
 export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
@@ -104,6 +110,7 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     logError:
       overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
     binding: overrides.binding ?? null,
+    renderer: overrides.renderer ?? sharedRenderPool,
   };
 }
 
@@ -177,6 +184,7 @@ export function createServices(deps: AppDeps): Services {
       unsubscribeKey,
       delivered,
       localDelivery,
+      deps.renderer,
     ),
     localDelivery,
     dispatcher,
@@ -192,6 +200,15 @@ export function createServices(deps: AppDeps): Services {
     accessByRequest: new AccessByRequest(),
     dialect,
   };
+}
+
+/**
+ * The last step of stopping, once no request is in progress: ends the render threads (a render
+ * asked for after this would start them again) and closes the store.
+ */
+export async function closeServices(services: Services): Promise<void> {
+  await services.deps.renderer.close();
+  services.deps.store.close();
 }
 
 /**

@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   too_many_attachments: 400,
   attachments_too_large: 400,
   message_too_large: 400,
+  body_too_complex: 400,
   missing_api_key: 401,
   invalid_api_key: 401,
   invalid_control_token: 401,

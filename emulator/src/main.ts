@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, isAbsolute, relative } from 'node:path';
-import { createApp, createServices, defaultDeps, type Services } from './app.ts';
+import { closeServices, createApp, createServices, defaultDeps, type Services } from './app.ts';
 import { serveWithJsonErrors } from './http/node-server.ts';
 import { banner, loadedSecrets, recoverSecrets, type Loaded } from './banner.ts';
 import { ControllableClock } from './clock.ts';
@@ -315,9 +315,15 @@ function stopWhenTold(server: Server, services: Services, smtp: SmtpIngress | nu
       process.stderr.write(`mailtwin: could not keep the clock (${(error as Error).message})\n`);
     }
     void smtp?.close();
+    // Once the requests in progress are answered: render threads ended, then the store.
     server.close(() => {
-      services.deps.store.close();
-      process.exit(0);
+      closeServices(services).then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`mailtwin: could not stop cleanly (${(error as Error).message})\n`);
+          process.exit(1);
+        },
+      );
     });
     server.closeIdleConnections(); // keep-alive connections would hold the close back
     // A request that never ends (a client gone quiet) does not keep it from stopping.

@@ -1012,7 +1012,7 @@ export interface operations {
              *     `missing_field`, `invalid_field`, `unknown_field`, `invalid_address`,
              *     `body_required`, `body_conflict`, `subject_too_long`, `too_many_recipients`,
              *     `missing_variable`, `reserved_variable`, `invalid_variable`, `too_many_attachments`,
-             *     `attachments_too_large`, `message_too_large`.
+             *     `attachments_too_large`, `message_too_large`, `body_too_complex` (D-67).
              */
             400: {
                 headers: {
@@ -1224,7 +1224,7 @@ export interface operations {
              *     `missing_field`, `invalid_field`, `unknown_field`, `invalid_address`,
              *     `body_required`, `body_conflict`, `too_many_recipients`, `missing_variable`,
              *     `reserved_variable`, `invalid_variable`, `too_many_attachments`,
-             *     `attachments_too_large`, `message_too_large`; or `emailId` is longer than 128 code
+             *     `attachments_too_large`, `message_too_large`, `body_too_complex` (D-67); or `emailId` is longer than 128 code
              *     points (`invalid_field`, D-52).
              */
             400: {
@@ -1308,7 +1308,7 @@ export interface operations {
              *     `missing_field`, `invalid_field`, `unknown_field`, `invalid_address`,
              *     `body_conflict`, `subject_too_long`, `too_many_recipients`, `missing_variable`,
              *     `reserved_variable`, `invalid_variable`, `too_many_attachments`,
-             *     `attachments_too_large`, `message_too_large`; or `emailId` is longer than 128 code
+             *     `attachments_too_large`, `message_too_large`, `body_too_complex` (D-67); or `emailId` is longer than 128 code
              *     points (`invalid_field`, D-52).
              */
             400: {

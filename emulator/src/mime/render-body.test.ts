@@ -3,7 +3,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { htmlToPlainText, markdownToHtml } from '../domain/markdown.ts';
 import { composeMime, type OutgoingMessage } from './compose.ts';
 import { renderBody, type BodyJob, type RenderStages } from './render-body.ts';
-import { RenderPool } from './render-pool.ts';
+import { RenderPool, RenderTimeout } from './render-pool.ts';
 
 const MAX = 5 * 1024 * 1024;
 
@@ -197,4 +197,20 @@ describe('the render pool', () => {
       await pool.close();
     }
   });
+});
+
+describe('the render budget (D-67)', () => {
+  it('refuses a render that runs past the budget with RenderTimeout and replaces its thread', async () => {
+    const pool = new RenderPool(1, 0, 50); // every body to the thread; 50 ms of budget
+    try {
+      // Enough Markdown tags to take far longer than 50 ms on any machine.
+      const slow = pool.render(
+        job({ markdown: { template: '<b>x</b>'.repeat(200_000), values: {} } }),
+      );
+      await expect(slow).rejects.toBeInstanceOf(RenderTimeout);
+      expect(pool.threadCount).toBe(0); // ended, not left rendering
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
 });

@@ -14,6 +14,22 @@ import type { RenderReply, RenderRequest } from './render-worker.ts';
 export const INLINE_CHARACTERS = 4 * 1024;
 const INLINE_ATTACHMENT_BYTES = 64 * 1024;
 
+/**
+ * How long one render may hold a thread before the thread is ended and replaced. The slowest
+ * legitimate body measured (3 MB of inline Markdown tags: every stage costs per tag) renders in
+ * about 10 s on an idle 2-core machine and 27 s under load; a body past a minute is refused
+ * rather than left to occupy one of the two threads for good.
+ */
+export const RENDER_BUDGET_MS = 60_000;
+
+/** A render that ran past the budget; its thread was ended. Answered 400 `body_too_complex`. */
+export class RenderTimeout extends Error {
+  constructor(readonly budgetMs: number) {
+    super(`the body took longer than ${budgetMs} ms to render`);
+    this.name = 'RenderTimeout';
+  }
+}
+
 /** Renders message bodies (render-body.ts); where it does so is its own affair. */
 export interface BodyRenderer {
   render(job: BodyJob): Promise<BodyResult>;
@@ -22,8 +38,11 @@ export interface BodyRenderer {
 }
 
 interface Pending {
+  job: BodyJob;
   resolve: (result: BodyResult) => void;
   reject: (error: Error) => void;
+  /** Ends the render's thread once it has run past the budget. */
+  timer: NodeJS.Timeout;
 }
 
 interface Thread {
@@ -37,7 +56,9 @@ interface Thread {
  * threads, so no single send holds the event loop for longer than a small body takes: a 12 MB
  * Markdown body used to hold every other request for tens of seconds. Threads start with the
  * first large body (start-up never waits for them), never keep the process alive, and a thread
- * that dies fails only the renders it held.
+ * that dies fails only the renders it held. A render that runs past `budgetMs` is refused with
+ * RenderTimeout and its thread is ended (a synchronous render cannot be interrupted any other
+ * way); the other renders it held are posted again to a thread that works.
  */
 export class RenderPool implements BodyRenderer {
   private readonly threads: Thread[] = [];
@@ -47,6 +68,7 @@ export class RenderPool implements BodyRenderer {
   constructor(
     private readonly size = 2,
     private readonly inlineCharacters = INLINE_CHARACTERS,
+    private readonly budgetMs = RENDER_BUDGET_MS,
   ) {}
 
   render(job: BodyJob): Promise<BodyResult> {
@@ -66,13 +88,39 @@ export class RenderPool implements BodyRenderer {
   }
 
   private offload(job: BodyJob): Promise<BodyResult> {
+    return new Promise<BodyResult>((resolve, reject) => this.post(job, resolve, reject));
+  }
+
+  private post(job: BodyJob, resolve: Pending['resolve'], reject: Pending['reject']): void {
     const thread = this.leastBusy();
     const id = this.nextId++;
-    return new Promise<BodyResult>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      thread.held.add(id);
-      thread.worker.postMessage({ id, job } satisfies RenderRequest);
-    });
+    const timer = setTimeout(() => this.overrun(thread, id), this.budgetMs);
+    timer.unref();
+    this.pending.set(id, { job, resolve, reject, timer });
+    thread.held.add(id);
+    thread.worker.postMessage({ id, job } satisfies RenderRequest);
+  }
+
+  /** The render `id` ran past the budget: refuse it, end its thread, repost the others it held. */
+  private overrun(thread: Thread, id: number): void {
+    const index = this.threads.indexOf(thread);
+    if (index !== -1) this.threads.splice(index, 1);
+    const held = [...thread.held];
+    thread.held.clear();
+    for (const heldId of held) {
+      const pending = this.take(heldId);
+      if (pending === undefined) continue;
+      if (heldId === id) pending.reject(new RenderTimeout(this.budgetMs));
+      else this.post(pending.job, pending.resolve, pending.reject);
+    }
+    void thread.worker.terminate();
+  }
+
+  private take(id: number): Pending | undefined {
+    const pending = this.pending.get(id);
+    this.pending.delete(id);
+    if (pending !== undefined) clearTimeout(pending.timer);
+    return pending;
   }
 
   private leastBusy(): Thread {
@@ -88,8 +136,7 @@ export class RenderPool implements BodyRenderer {
     const thread: Thread = { worker, held: new Set() };
     const { held } = thread;
     worker.on('message', (reply: RenderReply) => {
-      const pending = this.pending.get(reply.id);
-      this.pending.delete(reply.id);
+      const pending = this.take(reply.id);
       held.delete(reply.id);
       if (pending === undefined) return;
       if ('error' in reply) pending.reject(new Error(`render thread: ${reply.error}`));
@@ -98,10 +145,7 @@ export class RenderPool implements BodyRenderer {
     const fail = (error: Error) => {
       const index = this.threads.indexOf(thread);
       if (index !== -1) this.threads.splice(index, 1);
-      for (const id of held) {
-        this.pending.get(id)?.reject(error);
-        this.pending.delete(id);
-      }
+      for (const id of held) this.take(id)?.reject(error);
       held.clear();
     };
     worker.on('error', fail);

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createApp, createServices, defaultDeps } from '../app.ts';
-import { sharedRenderPool } from '../mime/render-pool.ts';
+import { closeServices, createApp, createServices, defaultDeps } from '../app.ts';
+import { RenderPool, sharedRenderPool } from '../mime/render-pool.ts';
 
 afterAll(() => sharedRenderPool.close());
 
@@ -113,4 +113,63 @@ describe('an upload whose Content-Type is wrong says what is wrong (issue 27 ite
     expect(error).toMatchObject({ code: 'unsupported_media_type' });
     expect(error.message).toContain('"application/json"');
   });
+});
+
+describe('stopping (issue 27 item 1)', () => {
+  it('closeServices ends the render threads before closing the store', async () => {
+    const renderer = new RenderPool(1, 0);
+    const deps = defaultDeps({ logError: () => {}, renderer });
+    const services = createServices(deps);
+    await renderer.render({
+      markdown: null,
+      text: 'started',
+      html: null,
+      hiddenPreheader: null,
+      message: {
+        from: { address: 'a@acme.test', name: null },
+        to: [{ address: 'b@acme.test', name: null }],
+        cc: [],
+        subject: 'S',
+        messageId: '<x@acme.test>',
+        inReplyTo: null,
+        references: [],
+        date: new Date(0),
+        attachments: [],
+      },
+      maxBytes: 1024 * 1024,
+    });
+    expect(renderer.threadCount).toBe(1);
+    await closeServices(services);
+    expect(renderer.threadCount).toBe(0);
+    expect(() => deps.store.emails.count()).toThrow();
+  });
+});
+
+describe('a body past the render budget (D-67)', () => {
+  it('answers 400 body_too_complex naming the body field', async () => {
+    const deps = defaultDeps({ logError: () => {}, renderer: new RenderPool(1, 0, 50) });
+    const services = createServices(deps);
+    const owner = services.directory.createOwner({ name: 'Acme' });
+    services.directory.createMailbox({ address: 'alice@acme.test' });
+    services.directory.grant(owner.id, 'alice@acme.test');
+    const { secret } = services.directory.createKey({
+      ownerId: owner.id,
+      name: 'a',
+      scope: 'follow-owner',
+    });
+    const app = createApp(deps, services);
+    const refused = await app.request('/openapi/v1/emails/send', {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        from: 'alice@acme.test',
+        to: 'bob@example.test',
+        subject: 'S',
+        markdown: '<b>x</b>'.repeat(200_000),
+      }),
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ code: 'body_too_complex', field: 'markdown' });
+    await closeServices(services);
+  }, 60_000);
 });

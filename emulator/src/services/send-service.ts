@@ -23,7 +23,7 @@ import {
 } from '../domain/threading.ts';
 import type { Address, Email, Mailbox, NewAttachment } from '../domain/types.ts';
 import type { BodyJob } from '../mime/render-body.ts';
-import { sharedRenderPool, type BodyRenderer } from '../mime/render-pool.ts';
+import { RenderTimeout, sharedRenderPool, type BodyRenderer } from '../mime/render-pool.ts';
 import type { components } from '../../../spec/generated/openapi.d.ts';
 import type { Store } from '../store/store.ts';
 import { faultError, type FaultInjector, type FaultableOperation } from './faults.ts';
@@ -376,7 +376,7 @@ export class SendService {
         ({ text, html } = draft.body);
         break;
     }
-    const result = await this.renderer.render({
+    const result = await this.renderWithin(draft, {
       markdown,
       text,
       html,
@@ -396,6 +396,13 @@ export class SendService {
     });
     if (!result.ok) throw messageTooLarge(draft, result);
     return { subject, preheader, ...result, raw: result.raw as Buffer };
+  }
+
+  /** Renders on the renderer; a render past its budget is the body's fault (D-67). */
+  private renderWithin(draft: Draft, job: BodyJob) {
+    return this.renderer.render(job).catch((error: unknown) => {
+      throw error instanceof RenderTimeout ? bodyTooComplex(draft, error) : error;
+    });
   }
 
   private copy(
@@ -522,6 +529,15 @@ function subjectTooLong(): ApiError {
     'subject_too_long',
     'subject is longer than 998 characters once variables are filled in.',
     'subject',
+  );
+}
+
+/** D-67: a body whose rendering ran past the render thread's budget. */
+function bodyTooComplex(draft: Draft, timeout: RenderTimeout): ApiError {
+  return new ApiError(
+    'body_too_complex',
+    `The body took longer than ${timeout.budgetMs / 1000} s to render; nothing was sent. Send a simpler or shorter body.`,
+    draft.body.kind === 'original' ? undefined : draft.body.kind,
   );
 }
 
