@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { expectAt } from '../src/check/charge.ts';
 import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
 import { expectRefusal, expectSuccess } from '../src/model/statuses.ts';
-import { world } from '../src/worlds/send-world.ts';
+import { world, expectError } from '../src/worlds/send-world.ts';
 
 const PARAMS = [
   'mailbox',
@@ -131,8 +131,7 @@ rule(
         apiKey: w.apiKey,
       });
       // Refusing other spellings, and how, is decided (D-19).
-      expectAt('D-19', response.status, `starred=${value}`).toBe(400);
-      expectAt('D-19', response.json()).toMatchObject({ code: 'invalid_field', field: 'starred' });
+      expectError('D-19', response, 400, 'invalid_field', 'starred', `starred=${value}`);
     }
   },
 );
@@ -145,8 +144,7 @@ rule(['4.2-R1', 'D-12'], 'requires the mailbox parameter', async (context) => {
   if (apiKey === undefined) throw new MissingCapability('needs an API key (give --api-key)');
   const response = await context.api.request({ path: '/emails', apiKey });
   expectRefusal('4.2-R1', response.status, 'GET /emails without mailbox');
-  expectAt('D-12', response.status).toBe(400);
-  expectAt('D-12', response.json()).toMatchObject({ code: 'missing_field', field: 'mailbox' });
+  expectError('D-12', response, 400, 'missing_field', 'mailbox');
 });
 
 rule(
@@ -169,8 +167,7 @@ rule(
       });
       // An unknown folder is refused by D-5; an empty filter by D-12.
       const decision = name === 'folder' ? 'D-5' : 'D-12';
-      expectAt(decision, response.status, `${name}=${JSON.stringify(value)}`).toBe(400);
-      expectAt(decision, response.json()).toMatchObject({ code, field: name });
+      expectError(decision, response, 400, code, name, `${name}=${JSON.stringify(value)}`);
     }
   },
 );
@@ -203,8 +200,7 @@ rule(
       [{ dateFrom: '2026-10-02', dateTo: '2026-10-01' }, 'dateTo'],
     ] as const) {
       const response = await api.request({ path: '/emails', query: { mailbox, ...query }, apiKey });
-      expectAt('D-18', response.status, JSON.stringify(query)).toBe(400);
-      expectAt('D-18', response.json()).toMatchObject({ code: 'invalid_field', field });
+      expectError('D-18', response, 400, 'invalid_field', field, JSON.stringify(query));
     }
     const receivedAt =
       placed ??
@@ -239,8 +235,14 @@ rule(
         apiKey: w.apiKey,
       });
       // Refusing a limit that is no positive integer, and how, is decided (D-15).
-      expectAt('D-15', response.status, `limit=${JSON.stringify(limit)}`).toBe(400);
-      expectAt('D-15', response.json()).toMatchObject({ code: 'invalid_field', field: 'limit' });
+      expectError(
+        'D-15',
+        response,
+        400,
+        'invalid_field',
+        'limit',
+        `limit=${JSON.stringify(limit)}`,
+      );
     }
   },
 );
@@ -261,8 +263,14 @@ rule(
     const refused = async (cursor: string) => {
       const response = await api.request({ path: '/emails', query: { mailbox, cursor }, apiKey });
       // Cursors are opaque (§4.2, §9): refusing an altered one, and how, is decided (D-16).
-      expectAt('D-16', response.status, `cursor=${JSON.stringify(cursor)}`).toBe(400);
-      expectAt('D-16', response.json()).toMatchObject({ code: 'invalid_cursor', field: 'cursor' });
+      expectError(
+        'D-16',
+        response,
+        400,
+        'invalid_cursor',
+        'cursor',
+        `cursor=${JSON.stringify(cursor)}`,
+      );
     };
     // Made-up cursors need no mail.
     for (const v of [{}, null, 42, 'x', []])

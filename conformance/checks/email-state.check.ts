@@ -8,7 +8,12 @@
 import { expectAt } from '../src/check/charge.ts';
 import { rule, type CheckContext } from '../src/check/check.ts';
 import { expectRefusal, expectSuccess } from '../src/model/statuses.ts';
-import { expectSuccess as expectDone, world, type World } from '../src/worlds/send-world.ts';
+import {
+  expectSuccess as expectDone,
+  world,
+  type World,
+  expectError,
+} from '../src/worlds/send-world.ts';
 
 interface Detail {
   id: string;
@@ -150,8 +155,7 @@ rule(
     expectAt('3.1-R2', await email.get()).toMatchObject({ folder: 'inbox' });
     // The full list of folders is not shown (§3.1): refusing others is decided (D-5).
     const unknown = await email.patch({ folder: 'later' });
-    expectAt('D-5', unknown.status).toBe(400);
-    expectAt('D-5', unknown.json()).toMatchObject({ code: 'invalid_folder', field: 'folder' });
+    expectError('D-5', unknown, 400, 'invalid_folder', 'folder');
     expectAt('D-5', await email.get()).toMatchObject({ folder: 'inbox' });
   },
   { needs: ['mail', 'destructive'] },
