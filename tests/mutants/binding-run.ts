@@ -4,8 +4,10 @@
  * make it check the emulator through that binding.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
+import { parse } from 'yaml';
+import type { NamedMutant } from './named-mutant.ts';
 
 /** The binding the emulator speaks in a `--binding` run, and how the suite is told about it. */
 export interface BindingRun {
@@ -19,6 +21,10 @@ export interface BindingRun {
    * `--binding <file>` besides inferring.
    */
   ambiguous: string[];
+  /** The file's entries, as written (the default's fill the rest). */
+  entries: unknown;
+  /** The binding the suite inferred from the published document, when it was not ambiguous. */
+  inferred?: unknown;
 }
 
 /**
@@ -32,15 +38,17 @@ export function probeBinding(path: string, cwd: string, root: string): BindingRu
   const file = resolve(cwd, path);
   if (!existsSync(file)) throw new Error(`--binding ${path}: no such file (${file})`);
   const name = basename(file, extname(file));
+  const entries: unknown = parse(readFileSync(file, 'utf8'));
   const probe = spawnSync(
     process.execPath,
     [join(root, 'bin/mailtwin-conformance.js'), '--emulator-binding', file, '--print-binding'],
     { cwd: root, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
   );
-  if (probe.status === 0) return { file, name, ambiguous: [] };
+  if (probe.status === 0)
+    return { file, name, ambiguous: [], entries, inferred: parse(probe.stdout) as unknown };
   if (probe.status === 2 && /ambiguous/.test(probe.stderr)) {
     const ambiguous = probe.stderr.match(/^ {2}\/\S+(?=:)/gm)?.map((entry) => entry.trim()) ?? [];
-    return { file, name, ambiguous };
+    return { file, name, ambiguous, entries };
   }
   throw new Error(
     `--binding ${path}: the suite could not read the binding back from the emulator speaking it (exit ${probe.status}):\n${probe.stderr.trim()}`,
@@ -64,4 +72,37 @@ export function suiteBindingFlags(binding: BindingRun | undefined, apiWorld: boo
 /** `mailtwin serve` arguments for the server of an API-world run under `binding`. */
 export function serveBindingArgs(binding: BindingRun | undefined): string[] {
   return binding === undefined ? [] : ['--binding', binding.file];
+}
+
+/**
+ * Why `mutant`'s fault cannot be seen under `binding` (its `hiddenBy`, when the binding's entry
+ * there differs from the default binding's, `defaults`), or undefined when it can be.
+ */
+export function hiddenUnder(
+  mutant: Pick<NamedMutant, 'hiddenBy'>,
+  binding: BindingRun | undefined,
+  defaults: unknown,
+): string | undefined {
+  if (binding === undefined || mutant.hiddenBy === undefined) return undefined;
+  const { entry, reason } = mutant.hiddenBy;
+  const value = at(binding.entries, entry);
+  if (value === undefined || JSON.stringify(value) === JSON.stringify(at(defaults, entry)))
+    return undefined;
+  return `${reason} (${entry}: ${JSON.stringify(value)})`;
+}
+
+/** The default binding's entries (spec/bindings/decisions.yaml). */
+export function defaultEntries(root: string): unknown {
+  return parse(readFileSync(join(root, 'spec/bindings/decisions.yaml'), 'utf8'));
+}
+
+/** The value at a JSON pointer, or undefined. */
+function at(document: unknown, pointer: string): unknown {
+  let node = document;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
 }

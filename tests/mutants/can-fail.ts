@@ -48,6 +48,8 @@ import { ROOT, SPEC, prismMockRunFlags, runConformance, startPrism } from '../pr
 import { CATALOGUE } from './catalogue.ts';
 import { applyMutant, type NamedMutant } from './named-mutant.ts';
 import {
+  defaultEntries,
+  hiddenUnder,
   probeBinding,
   serveBindingArgs,
   suiteBindingFlags,
@@ -95,6 +97,7 @@ const apiWorld = values.world === 'api';
 if (values.compare && values.binding === undefined)
   throw new Error('--compare compares a --binding run with the default dialect: give --binding');
 const binding = values.binding === undefined ? undefined : bindingRun(values.binding);
+const DEFAULT_ENTRIES = defaultEntries(ROOT);
 const jobs = Math.max(1, Number.parseInt(values.jobs, 10) || 1);
 const only = values.only?.split(',').map((id) => id.trim());
 const mutants = only === undefined ? CATALOGUE : CATALOGUE.filter((m) => only.includes(m.id));
@@ -286,6 +289,14 @@ async function runOne(
   mutant: NamedMutant,
   dialect: BindingRun | undefined,
 ): Promise<MutantOutcome> {
+  const hidden = hiddenUnder(mutant, dialect, DEFAULT_ENTRIES);
+  if (hidden !== undefined)
+    return {
+      mutant,
+      caught: false,
+      uncheckable: true,
+      detail: `not checkable under ${dialect!.name}: ${hidden}`,
+    };
   const path = join(workspace, mutant.file);
   const original = readFileSync(path, 'utf8');
   writeFileSync(path, applyMutant(original, mutant));

@@ -18,6 +18,13 @@ export interface NamedMutant {
   replace: string;
   /** The behaviour (check name without its rule ids) of the check that must fail. */
   caughtBy: string;
+  /**
+   * Where a renaming binding makes the fault something no client can see (`npm run can-fail --
+   * --binding`): a binding whose entry at `entry` (a JSON pointer into the binding, e.g.
+   * `/operations/sendEmail/answer`) differs from the default's, says `reason`. The mutant is then
+   * not checkable under that binding, rather than a loss of the suite's power.
+   */
+  hiddenBy?: { entry: string; reason: string };
 }
 
 export class StaleMutantError extends Error {
@@ -28,10 +35,15 @@ export class StaleMutantError extends Error {
  * The file's source with the mutant applied. Refuses a `find` that is missing or ambiguous:
  * a mutant that no longer applies must be rewritten, not silently skipped.
  */
-export function applyMutant(source: string, mutant: Pick<NamedMutant, 'id' | 'file' | 'find' | 'replace'>): string {
+export function applyMutant(
+  source: string,
+  mutant: Pick<NamedMutant, 'id' | 'file' | 'find' | 'replace'>,
+): string {
   const first = source.indexOf(mutant.find);
   if (first === -1) {
-    throw new StaleMutantError(`${mutant.id}: ${mutant.file} no longer contains ${JSON.stringify(mutant.find)}`);
+    throw new StaleMutantError(
+      `${mutant.id}: ${mutant.file} no longer contains ${JSON.stringify(mutant.find)}`,
+    );
   }
   if (source.indexOf(mutant.find, first + 1) !== -1) {
     throw new StaleMutantError(

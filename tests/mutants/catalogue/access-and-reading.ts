@@ -185,6 +185,11 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
       })),`,
     replace: '      attachments: [],',
     caughtBy: ATTACHMENTS.reuse,
+    hiddenBy: {
+      entry: '/operations/sendEmail/answer',
+      reason:
+        'the empty list is only in the sent copy send answers with (stored copies keep their attachments); a send answered with a reference carries no copy, and the suite reads the stored one',
+    },
   },
   {
     id: 'M-9',
@@ -734,6 +739,11 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
       mailboxes: mailboxes.map(({ address, domain, displayName }) => ({ address, domain, displayName })),
     });`,
     caughtBy: SHAPES.envelope,
+    hiddenBy: {
+      entry: '/mailboxes/array',
+      reason:
+        "the bare array is D-2's; a binding that puts the mailbox list under a property declares an envelope itself, and the emulator's edge renders the route's envelope as that property holding an empty list, a fault of another rule (4.1-R1)",
+    },
   },
   {
     id: 'M-62',
