@@ -58,9 +58,16 @@ export function checkVariablesSupplied(
   templates: (string | undefined)[],
   variables: Variables,
 ): void {
-  for (const template of templates) {
-    if (template === undefined) continue;
-    for (const name of variablesUsed(template)) {
+  checkNamesSupplied(
+    templates.map((t) => (t === undefined ? [] : variablesUsed(t))),
+    variables,
+  );
+}
+
+/** As checkVariablesSupplied, given the names each template uses (variablesUsed). */
+export function checkNamesSupplied(used: string[][], variables: Variables): void {
+  for (const names of used) {
+    for (const name of names) {
       if (
         !Object.hasOwn(variables, name) &&
         !(RESERVED_VARIABLES as readonly string[]).includes(name)

@@ -12,13 +12,37 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
  * before this, by the body-limit middleware.)
  */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
+  checkJsonMediaType(c);
+  return parseJsonObject(await c.req.text());
+}
+
+/** A request body: parsed, or (from `rawFrom` bytes on) the bytes, for a render thread to parse. */
+export type JsonBody =
+  { kind: 'parsed'; value: Record<string, unknown> } | { kind: 'raw'; bytes: Uint8Array };
+
+/**
+ * As readJsonObject, but a body of more than `rawFrom` bytes is not parsed here: parsing
+ * megabytes would hold the event loop (issue 27 item 1), so its bytes are returned for a
+ * worker thread (services/prepare-request.ts) to parse with the same rules.
+ */
+export async function readJsonBody(c: Context, rawFrom: number): Promise<JsonBody> {
+  checkJsonMediaType(c);
+  const buffer = await c.req.arrayBuffer();
+  if (buffer.byteLength > rawFrom) return { kind: 'raw', bytes: new Uint8Array(buffer) };
+  return { kind: 'parsed', value: parseJsonObject(new TextDecoder().decode(buffer)) };
+}
+
+function checkJsonMediaType(c: Context): void {
   if (!isJsonMediaType(c.req.header('content-type'))) {
     throw new ApiError(
       'unsupported_media_type',
       'Send the body with Content-Type application/json.',
     );
   }
-  const text = await c.req.text();
+}
+
+/** One JSON object from the text of a body, else 400 `invalid_json`. */
+export function parseJsonObject(text: string): Record<string, unknown> {
   let value: unknown;
   try {
     value = JSON.parse(text);

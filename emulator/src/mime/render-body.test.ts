@@ -23,7 +23,7 @@ const job = (over: Partial<BodyJob>): BodyJob => ({
   markdown: null,
   text: null,
   html: null,
-  hiddenPreheader: null,
+  preheader: null,
   message,
   maxBytes: MAX,
   ...over,
@@ -121,7 +121,7 @@ describe('the 5 MiB of D-42, judged before the expensive work', () => {
     for (const over of [
       { text: { template: 'Hi {{name}},\n'.repeat(3000), values: { name: 'Bob' } } },
       { markdown: { template: '* **item** [x](https://a.test)\n'.repeat(2000), values: {} } },
-      { html: '<p>Hello</p>\n'.repeat(4000), hiddenPreheader: 'Read me' },
+      { html: '<p>Hello</p>\n'.repeat(4000), preheader: { template: 'Read me', values: {} } },
     ] satisfies Partial<BodyJob>[]) {
       const measured = await renderBody(job({ ...over, maxBytes: Infinity }));
       if (!measured.ok) throw new Error('refused without a limit');
@@ -146,7 +146,7 @@ describe('the render pool', () => {
             '# Hi {{name}}\n\n| a | b |\n|:-|-:|\n| 1 | 2 |\n\n<script>x</script>[l](https://a.test)',
           values: { name: 'Bob' },
         },
-        hiddenPreheader: 'Read me',
+        preheader: { template: 'Read me', values: {} },
         message: {
           ...message,
           attachments: [

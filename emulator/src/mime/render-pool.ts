@@ -3,7 +3,8 @@ import { extname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { renderBody, type BodyJob, type BodyResult, type Templated } from './render-body.ts';
-import type { RenderReply, RenderRequest } from './render-worker.ts';
+import type { PackedResult, RenderReply, RenderRequest } from './render-worker.ts';
+import type { Prepared } from '../services/prepare-request.ts';
 
 /**
  * Bodies up to this many characters once filled in (and messages with up to INLINE_ATTACHMENT
@@ -33,13 +34,21 @@ export class RenderTimeout extends Error {
 /** Renders message bodies (render-body.ts); where it does so is its own affair. */
 export interface BodyRenderer {
   render(job: BodyJob): Promise<BodyResult>;
+  /**
+   * Parses and validates a large request's bytes off the calling thread (prepare-request.ts).
+   * A renderer without it leaves large requests to be parsed where they arrive.
+   */
+  parse?(schemaName: string, bytes: Uint8Array): Promise<Prepared>;
   /** Ends its threads; a render asked for later starts them again. */
   close(): Promise<void>;
 }
 
+/** What a thread is asked: a body to render, or a request to parse. */
+type Task = { job: BodyJob } | { parse: { schemaName: string; bytes: Uint8Array } };
+
 interface Pending {
-  job: BodyJob;
-  resolve: (result: BodyResult) => void;
+  task: Task;
+  resolve: (result: BodyResult | Prepared) => void;
   reject: (error: Error) => void;
   /** Ends the render's thread once it has run past the budget. */
   timer: NodeJS.Timeout;
@@ -87,18 +96,32 @@ export class RenderPool implements BodyRenderer {
     await Promise.all(threads.map((t) => t.worker.terminate()));
   }
 
-  private offload(job: BodyJob): Promise<BodyResult> {
-    return new Promise<BodyResult>((resolve, reject) => this.post(job, resolve, reject));
+  /**
+   * Always on a thread: the bytes are copied to it (a memory copy, milliseconds for megabytes;
+   * kept here so a render that overruns can post the others its thread held again).
+   */
+  parse(schemaName: string, bytes: Uint8Array): Promise<Prepared> {
+    return new Promise<Prepared>((resolve, reject) =>
+      this.post({ parse: { schemaName, bytes } }, resolve as Pending['resolve'], reject),
+    );
   }
 
-  private post(job: BodyJob, resolve: Pending['resolve'], reject: Pending['reject']): void {
+  private offload(job: BodyJob): Promise<BodyResult> {
+    return new Promise<BodyResult>((resolve, reject) =>
+      this.post({ job }, resolve as Pending['resolve'], reject),
+    );
+  }
+
+  private post(task: Task, resolve: Pending['resolve'], reject: Pending['reject']): void {
     const thread = this.leastBusy();
     const id = this.nextId++;
-    const timer = setTimeout(() => this.overrun(thread, id), this.budgetMs);
+    // A parse takes time in proportion to the body's bytes, which the request limit bounds:
+    // only renders, whose cost the body's content decides, have a budget.
+    const timer = setTimeout(() => 'job' in task && this.overrun(thread, id), this.budgetMs);
     timer.unref();
-    this.pending.set(id, { job, resolve, reject, timer });
+    this.pending.set(id, { task, resolve, reject, timer });
     thread.held.add(id);
-    thread.worker.postMessage({ id, job } satisfies RenderRequest);
+    thread.worker.postMessage({ id, ...task } satisfies RenderRequest);
   }
 
   /** The render `id` ran past the budget: refuse it, end its thread, repost the others it held. */
@@ -111,7 +134,7 @@ export class RenderPool implements BodyRenderer {
       const pending = this.take(heldId);
       if (pending === undefined) continue;
       if (heldId === id) pending.reject(new RenderTimeout(this.budgetMs));
-      else this.post(pending.job, pending.resolve, pending.reject);
+      else this.post(pending.task, pending.resolve, pending.reject);
     }
     void thread.worker.terminate();
   }
@@ -140,6 +163,7 @@ export class RenderPool implements BodyRenderer {
       held.delete(reply.id);
       if (pending === undefined) return;
       if ('error' in reply) pending.reject(new Error(`render thread: ${reply.error}`));
+      else if ('prepared' in reply) pending.resolve(reply.prepared);
       else pending.resolve(revive(reply.result));
     });
     const fail = (error: Error) => {
@@ -159,7 +183,7 @@ export class RenderPool implements BodyRenderer {
 function weightOf(job: BodyJob): number {
   const filled = (part: Templated | string | null) =>
     part === null ? 0 : typeof part === 'string' ? part.length : boundOfFilled(part);
-  return filled(job.markdown) + filled(job.text) + (job.html?.length ?? 0);
+  return filled(job.markdown) + filled(job.text) + (job.html?.length ?? 0) + filled(job.preheader);
 }
 
 /**
@@ -168,7 +192,8 @@ function weightOf(job: BodyJob): number {
  * whatever its placeholders.)
  */
 function boundOfFilled({ template, values }: Templated): number {
-  if (template.length > INLINE_CHARACTERS * 4) return template.length;
+  if (typeof template !== 'string' || template.length > INLINE_CHARACTERS * 4)
+    return template.length;
   let longest = 0;
   for (const value of Object.values(values)) longest = Math.max(longest, String(value).length);
   let openings = 0;
@@ -180,11 +205,24 @@ function attachmentBytes(job: BodyJob): number {
   return job.message.attachments.reduce((sum, a) => sum + a.bytes.length, 0);
 }
 
-/** A message's bytes arrive as a plain Uint8Array; callers get a Buffer as from composeMime. */
-function revive(result: BodyResult): BodyResult {
+/**
+ * A rendered body's parts arrive as bytes, decoded here (a few milliseconds for the 5 MiB a
+ * message may have); the message's bytes as a Buffer, as from composeMime.
+ */
+function revive(result: PackedResult): BodyResult {
   if (!result.ok) return result;
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true }); // a part may begin with U+FEFF
+  const text = (part: Uint8Array | null) => (part === null ? null : decoder.decode(part));
   const raw = result.raw;
-  return { ...result, raw: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength) };
+  const textPart = text(result.text);
+  return {
+    ok: true,
+    preheader: text(result.preheader),
+    text: textPart,
+    html: text(result.html),
+    plain: result.plainIsText ? textPart : text(result.plain),
+    raw: Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength),
+  };
 }
 
 /**

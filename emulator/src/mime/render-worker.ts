@@ -1,28 +1,89 @@
 /**
  * A render thread (render-pool.ts): renders one body at a time off the main thread, so a large
- * or slow body never holds the event loop that answers every other request.
+ * or slow body never holds the event loop that answers every other request. It also parses and
+ * validates large requests (services/prepare-request.ts) for the same reason.
  */
 import { parentPort } from 'node:worker_threads';
-import { renderBody, type BodyJob } from './render-body.ts';
+import { renderBody, type BodyJob, type BodyResult } from './render-body.ts';
+import { prepareRequest, transfersOf, type Prepared } from '../services/prepare-request.ts';
 
 /** What the pool posts, and what it gets back for the same id. */
-export interface RenderRequest {
-  id: number;
-  job: BodyJob;
-}
+export type RenderRequest =
+  { id: number; job: BodyJob } | { id: number; parse: { schemaName: string; bytes: Uint8Array } };
+
+/**
+ * A rendered body as it crosses back: its parts as UTF-8 bytes, moved rather than copied (a
+ * string of megabytes costs the receiving thread hundreds of milliseconds to deserialize).
+ */
+export type PackedResult =
+  | Exclude<BodyResult, { ok: true }>
+  | {
+      ok: true;
+      preheader: Uint8Array | null;
+      text: Uint8Array | null;
+      html: Uint8Array | null;
+      /** null when it is the text part itself. */
+      plain: Uint8Array | null;
+      plainIsText: boolean;
+      raw: Uint8Array;
+    };
+
 export type RenderReply =
-  { id: number; result: Awaited<ReturnType<typeof renderBody>> } | { id: number; error: string };
+  | { id: number; result: PackedResult }
+  | { id: number; prepared: Prepared }
+  | { id: number; error: string };
+
+function pack(result: BodyResult): { packed: PackedResult; transfer: ArrayBuffer[] } {
+  if (!result.ok) return { packed: result, transfer: [] };
+  const encoder = new TextEncoder();
+  const bytes = (part: string | null) => (part === null ? null : encoder.encode(part));
+  const plainIsText = result.plain === result.text;
+  const packed = {
+    ok: true,
+    preheader: bytes(result.preheader),
+    text: bytes(result.text),
+    html: bytes(result.html),
+    plain: plainIsText ? null : bytes(result.plain),
+    plainIsText,
+    raw: own(result.raw),
+  } as const;
+  const transfer = [packed.preheader, packed.text, packed.html, packed.plain, packed.raw]
+    .filter((p): p is Uint8Array => p !== null)
+    .map((p) => p.buffer as ArrayBuffer);
+  return { packed, transfer: [...new Set(transfer)] };
+}
+
+/**
+ * Bytes that can be moved: a view of a whole buffer of its own. A Buffer may share Node's pool
+ * (which cannot be moved), so such a view is copied first.
+ */
+function own(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+    ? bytes
+    : new Uint8Array(bytes);
+}
 
 const port = parentPort;
 if (port !== null) {
-  port.on('message', ({ id, job }: RenderRequest) => {
-    renderBody(job).then(
-      (result) => port.postMessage({ id, result } satisfies RenderReply),
-      (error: unknown) =>
-        port.postMessage({
-          id,
-          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-        } satisfies RenderReply),
-    );
+  const fail = (id: number) => (error: unknown) =>
+    port.postMessage({
+      id,
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    } satisfies RenderReply);
+  port.on('message', (request: RenderRequest) => {
+    const { id } = request;
+    if ('parse' in request) {
+      try {
+        const prepared = prepareRequest(request.parse.schemaName, request.parse.bytes);
+        port.postMessage({ id, prepared } satisfies RenderReply, transfersOf(prepared));
+      } catch (error) {
+        fail(id)(error);
+      }
+      return;
+    }
+    renderBody(request.job).then((result) => {
+      const { packed, transfer } = pack(result);
+      port.postMessage({ id, result: packed } satisfies RenderReply, transfer);
+    }, fail(id));
   });
 }

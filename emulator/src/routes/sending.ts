@@ -2,8 +2,8 @@ import { Hono, type Context } from 'hono';
 import { emailDetail } from '../domain/email-view.ts';
 import type { Email } from '../domain/types.ts';
 import type { ApiEnv } from '../http/auth.ts';
-import { readJsonObject } from '../http/json-body.ts';
-import type { SendService } from '../services/send-service.ts';
+import { readJsonBody, type JsonBody } from '../http/json-body.ts';
+import { RAW_REQUEST_BYTES, RawRequest, type SendService } from '../services/send-service.ts';
 import type { Store } from '../store/store.ts';
 import { emailInScope } from './emails.ts';
 
@@ -18,23 +18,29 @@ function created(c: Context<ApiEnv>, sent: Email): Response {
 export function sendingRoutes(store: Store, sender: SendService): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const origin = (c: Context) => new URL(c.req.url).origin;
+  // A large body is not parsed here: its bytes go to a render thread (issue 27 item 1).
+  const read = async (c: Context) => ofBody(await readJsonBody(c, RAW_REQUEST_BYTES));
 
   app.post('/send', async (c) => {
-    const body = await readJsonObject(c);
+    const body = await read(c);
     return created(c, await sender.send(c.get('access'), body, origin(c)));
   });
 
   app.post('/:emailId/reply', async (c) => {
     const original = emailInScope(c, store);
-    const body = await readJsonObject(c);
+    const body = await read(c);
     return created(c, await sender.reply(c.get('access'), original, body, origin(c)));
   });
 
   app.post('/:emailId/forward', async (c) => {
     const original = emailInScope(c, store);
-    const body = await readJsonObject(c);
+    const body = await read(c);
     return created(c, await sender.forward(c.get('access'), original, body, origin(c)));
   });
 
   return app;
+}
+
+function ofBody(body: JsonBody): Record<string, unknown> | RawRequest {
+  return body.kind === 'raw' ? new RawRequest(body.bytes) : body.value;
 }

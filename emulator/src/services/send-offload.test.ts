@@ -124,7 +124,7 @@ describe('stopping (issue 27 item 1)', () => {
       markdown: null,
       text: 'started',
       html: null,
-      hiddenPreheader: null,
+      preheader: null,
       message: {
         from: { address: 'a@acme.test', name: null },
         to: [{ address: 'b@acme.test', name: null }],

@@ -1,14 +1,15 @@
-import { ApiError, quoteForMessage } from '../errors.ts';
+import { ApiError, quoteForMessage, type ErrorCode } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
 import type { Access } from '../http/auth.ts';
 import type { RequestValidator } from '../http/request-validator.ts';
+import { parseJsonObject } from '../http/json-body.ts';
 import { snippetOf } from '../domain/email-view.ts';
 import { pickBody, type GivenBody } from '../domain/message-body.ts';
 import { checkRecipientCount, requireAddress, requireAddresses } from '../domain/recipients.ts';
 import {
   checkCallerVariables,
-  checkVariablesSupplied,
+  checkNamesSupplied,
   renderedLength,
   renderTemplate,
   variablesUsed,
@@ -22,7 +23,8 @@ import {
   replyThreading,
 } from '../domain/threading.ts';
 import type { Address, Email, Mailbox, NewAttachment } from '../domain/types.ts';
-import type { BodyJob } from '../mime/render-body.ts';
+import type { BodyJob, Source } from '../mime/render-body.ts';
+import type { LargeField, LargeFieldName } from './prepare-request.ts';
 import { RenderTimeout, sharedRenderPool, type BodyRenderer } from '../mime/render-pool.ts';
 import type { components } from '../../../spec/generated/openapi.d.ts';
 import type { Store } from '../store/store.ts';
@@ -34,6 +36,17 @@ import { emailStored, eventsOf } from '../events.ts';
 export const MAX_ATTACHMENTS = 20;
 export const MAX_ATTACHMENT_BYTES = 3 * 1024 * 1024;
 export const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
+
+/**
+ * Request bodies of more than this many bytes are parsed and validated on a render thread
+ * (prepare-request.ts): JSON.parse alone of a 24 MB body held the event loop about 200 ms.
+ */
+export const RAW_REQUEST_BYTES = 64 * 1024;
+
+/** A request body not parsed yet: its bytes, as they arrived (routes/sending.ts). */
+export class RawRequest {
+  constructor(readonly bytes: Uint8Array) {}
+}
 
 /** Bytes to attach, found by upload id for the key's owner (the attachments seam, §2.4). */
 export interface AttachmentSource {
@@ -60,6 +73,8 @@ interface Draft {
   inReplyTo: string | null;
   references: string[];
   attachments: { name: string; contentType: string; bytes: Uint8Array }[];
+  /** The request's large strings as bytes (their fields above are empty): never decoded here. */
+  large: Partial<Record<LargeFieldName, LargeField>>;
 }
 
 interface Rendered {
@@ -102,9 +117,9 @@ export class SendService {
     private readonly renderer: BodyRenderer = sharedRenderPool,
   ) {}
 
-  async send(access: Access, body: Json, origin: string): Promise<Email> {
-    this.requests.check('SendEmailRequest', body);
-    const request = body as RequestBody<'SendEmailRequest'>;
+  async send(access: Access, body: Json | RawRequest, origin: string): Promise<Email> {
+    const { request: checked, large } = await this.checked('SendEmailRequest', body);
+    const request = checked as RequestBody<'SendEmailRequest'>;
     const given = pickBody(request) as GivenBody;
     const from = requireAddress(request.from, 'from');
     const mailbox = access.mailboxes.get(from.address);
@@ -133,14 +148,20 @@ export class SendService {
         inReplyTo: null,
         references: [],
         attachments: this.uploads(access, request.attachmentIds),
+        large,
       },
       origin,
     );
   }
 
-  async reply(access: Access, original: Email, body: Json, origin: string): Promise<Email> {
-    this.requests.check('ReplyRequest', body);
-    const request = body as RequestBody<'ReplyRequest'>;
+  async reply(
+    access: Access,
+    original: Email,
+    body: Json | RawRequest,
+    origin: string,
+  ): Promise<Email> {
+    const { request: checked, large } = await this.checked('ReplyRequest', body);
+    const request = checked as RequestBody<'ReplyRequest'>;
     const given = pickBody(request) as GivenBody;
     const mailbox = access.mailboxes.get(original.mailbox) as Mailbox;
     const derived = replyRecipients(original, mailbox.address, request.replyAll ?? false);
@@ -162,14 +183,20 @@ export class SendService {
         variables: request.variables ?? {},
         ...replyThreading(original),
         attachments: this.uploads(access, request.attachmentIds),
+        large,
       },
       origin,
     );
   }
 
-  async forward(access: Access, original: Email, body: Json, origin: string): Promise<Email> {
-    this.requests.check('ForwardRequest', body);
-    const request = body as RequestBody<'ForwardRequest'>;
+  async forward(
+    access: Access,
+    original: Email,
+    body: Json | RawRequest,
+    origin: string,
+  ): Promise<Email> {
+    const { request: checked, large } = await this.checked('ForwardRequest', body);
+    const request = checked as RequestBody<'ForwardRequest'>;
     const given = pickBody(request, { optional: true });
     const mailbox = access.mailboxes.get(original.mailbox) as Mailbox;
     const to = [requireAddress(request.to, 'to')];
@@ -197,9 +224,35 @@ export class SendService {
           request.attachmentIds === undefined
             ? this.originalAttachments(original)
             : this.uploads(access, request.attachmentIds),
+        large,
       },
       origin,
     );
+  }
+
+  /**
+   * The request, valid for its schema. Raw bytes are parsed and validated on a render thread
+   * when the renderer can (prepare-request.ts), with the same answers as here.
+   */
+  private async checked(
+    schemaName: string,
+    body: Json | RawRequest,
+  ): Promise<{ request: Json; large: Draft['large'] }> {
+    if (!(body instanceof RawRequest)) {
+      this.requests.check(schemaName, body);
+      return { request: body, large: {} };
+    }
+    if (this.renderer.parse === undefined) {
+      const request = parseJsonObject(new TextDecoder().decode(body.bytes));
+      this.requests.check(schemaName, request);
+      return { request, large: {} };
+    }
+    const prepared = await this.renderer.parse(schemaName, body.bytes);
+    if (!prepared.ok) {
+      const { code, message, field } = prepared.error;
+      throw new ApiError(code as ErrorCode, message, field);
+    }
+    return { request: prepared.body, large: prepared.large };
   }
 
   private async dispatch(draft: Draft, origin: string): Promise<Email> {
@@ -209,8 +262,8 @@ export class SendService {
       ['bcc', draft.bcc.length],
     ]);
     checkCallerVariables(draft.variables);
-    const templates = this.templatesOf(draft);
-    checkVariablesSupplied(templates, draft.variables);
+    const used = this.variablesOf(draft);
+    checkNamesSupplied(used, draft.variables);
     this.checkAttachmentLimits(draft);
     for (const recipient of [...draft.to, ...draft.cc, ...draft.bcc]) {
       if (this.store.directory.isSuppressed(recipient.address)) {
@@ -223,9 +276,8 @@ export class SendService {
     }
 
     // {{email}} and {{unsubscribe_url}} differ per recipient; otherwise one rendering serves all.
-    const personal = templates.some(
-      (t) =>
-        t !== undefined && variablesUsed(t).some((v) => v === 'email' || v === 'unsubscribe_url'),
+    const personal = used.some((names) =>
+      names.some((v) => v === 'email' || v === 'unsubscribe_url'),
     );
     const now = this.clock.now();
     const sentId = this.ids.emailId(now);
@@ -321,13 +373,20 @@ export class SendService {
     return sent;
   }
 
-  /** Every template of the draft: subject (when given), preheader, text or Markdown body. */
-  private templatesOf(draft: Draft): (string | undefined)[] {
+  /**
+   * The variables each template of the draft uses: subject (when given), preheader, text or
+   * Markdown body; a large one's were found where it was parsed (prepare-request.ts).
+   */
+  private variablesOf(draft: Draft): string[][] {
+    const of = (template: string | undefined, large: LargeField | undefined) =>
+      large?.used ?? (template === undefined ? [] : variablesUsed(template));
     const body =
-      draft.body.kind === 'text' || draft.body.kind === 'markdown' ? draft.body.source : undefined;
+      draft.body.kind === 'text' || draft.body.kind === 'markdown'
+        ? of(draft.body.source, draft.large[draft.body.kind])
+        : [];
     return [
-      'template' in draft.subject ? draft.subject.template : undefined,
-      draft.preheader,
+      'template' in draft.subject ? variablesUsed(draft.subject.template) : [],
+      draft.preheader === undefined ? [] : variablesUsed(draft.preheader),
       body,
     ];
   }
@@ -353,24 +412,26 @@ export class SendService {
         ? renderTemplate(draft.subject.template, values)
         : draft.subject.literal;
     if ([...subject].length > 998) throw subjectTooLong();
-    const preheader =
-      draft.preheader === undefined ? null : renderTemplate(draft.preheader, values);
+    // Filled on the render thread, bounded there by the message limit (the preheader is kept
+    // on the email with or without an HTML part).
+    const preheader: BodyJob['preheader'] =
+      draft.preheader === undefined ? null : { template: draft.preheader, values };
     let markdown: BodyJob['markdown'] = null;
     let text: BodyJob['text'];
-    let html: string | null;
+    let html: Source | null;
     switch (draft.body.kind) {
       case 'markdown':
-        markdown = { template: draft.body.source, values };
+        markdown = { template: draft.large.markdown?.bytes ?? draft.body.source, values };
         text = null;
         html = null;
         break;
       case 'text':
-        text = { template: draft.body.source, values };
+        text = { template: draft.large.text?.bytes ?? draft.body.source, values };
         html = null;
         break;
       case 'html':
         text = null;
-        html = draft.body.source; // §2.6: variables never apply to raw HTML
+        html = draft.large.html?.bytes ?? draft.body.source; // §2.6: variables never apply to raw HTML
         break;
       case 'original':
         ({ text, html } = draft.body);
@@ -380,7 +441,7 @@ export class SendService {
       markdown,
       text,
       html,
-      hiddenPreheader: preheader,
+      preheader,
       message: {
         from: draft.from,
         to: draft.to,
@@ -395,7 +456,7 @@ export class SendService {
       maxBytes: MAX_MESSAGE_BYTES,
     });
     if (!result.ok) throw messageTooLarge(draft, result);
-    return { subject, preheader, ...result, raw: result.raw as Buffer };
+    return { subject, ...result, raw: result.raw as Buffer };
   }
 
   /** Renders on the renderer; a render past its budget is the body's fault (D-67). */
@@ -547,10 +608,17 @@ function bodyTooComplex(draft: Draft, timeout: RenderTimeout): ApiError {
  */
 function messageTooLarge(
   draft: Draft,
-  result: { bytes: number; atLeast: boolean; bodyAlone: boolean },
+  result: { bytes: number; atLeast: boolean; bodyAlone: boolean; preheaderAlone?: true },
 ): ApiError {
   const size = `${result.atLeast ? 'at least ' : ''}${result.bytes} bytes`;
   const limit = `the platform accepts at most ${MAX_MESSAGE_BYTES} (5 MiB)`;
+  if (result.preheaderAlone === true) {
+    return new ApiError(
+      'message_too_large',
+      `The preheader, with its variables filled in, is ${size}; ${limit} for the whole message. Shorten the preheader.`,
+      'preheader',
+    );
+  }
   if (draft.attachments.length > 0 && !result.bodyAlone) {
     return new ApiError(
       'message_too_large',

@@ -118,9 +118,9 @@ const SENDING_CHECKS: NamedMutant[] = [
     rule: '4.3-R5',
     bug: 'send answers an identical send with the first email from a cache keyed by the request body, but sends and stores the second anyway: the sent folder holds an email no answer names',
     file: 'emulator/src/routes/sending.ts',
-    find: "  app.post('/send', async (c) => {\n    const body = await readJsonObject(c);\n    return created(c, await sender.send(c.get('access'), body, origin(c)));",
+    find: "  app.post('/send', async (c) => {\n    const body = await read(c);\n    return created(c, await sender.send(c.get('access'), body, origin(c)));",
     replace:
-      "  const recent = new Map<string, Email>();\n  app.post('/send', async (c) => {\n    const body = await readJsonObject(c);\n    const key = JSON.stringify(body);\n    const sent = await sender.send(c.get('access'), body, origin(c));\n    const first = recent.get(key) ?? sent;\n    recent.set(key, first);\n    return created(c, first);",
+      "  const recent = new Map<string, Email>();\n  app.post('/send', async (c) => {\n    const body = await read(c);\n    const key = JSON.stringify(body);\n    const sent = await sender.send(c.get('access'), body, origin(c));\n    const first = recent.get(key) ?? sent;\n    recent.set(key, first);\n    return created(c, first);",
     caughtBy:
       'answers an identical send again with 201 and a sent copy, making one email or two, never more: no idempotency guarantee either way',
   },
@@ -200,8 +200,8 @@ const SENDING_CHECKS: NamedMutant[] = [
     rule: '4.3-R11',
     bug: 'line breaks of an HTML body are normalised to CRLF before storing and sending',
     file: SEND_SERVICE,
-    find: 'html = draft.body.source; // §2.6: variables never apply to raw HTML',
-    replace: "html = draft.body.source.replace(/\\r?\\n/g, '\\r\\n');",
+    find: 'html = draft.large.html?.bytes ?? draft.body.source; // §2.6: variables never apply to raw HTML',
+    replace: "html = draft.large.html?.bytes ?? draft.body.source.replace(/\\r?\\n/g, '\\r\\n');",
     caughtBy: 'sends an HTML body as-is, byte for byte',
   },
   {
@@ -217,9 +217,9 @@ const SENDING_CHECKS: NamedMutant[] = [
     id: 'M-120',
     rule: 'D-8',
     bug: 'the hidden preheader in the HTML part is the template, its variables not filled in',
-    file: SEND_SERVICE,
-    find: 'hiddenPreheader: preheader,',
-    replace: 'hiddenPreheader: draft.preheader ?? preheader,',
+    file: 'emulator/src/mime/render-body.ts',
+    find: 'withPreheader(bodyHtml, preheader) : bodyHtml;',
+    replace: 'withPreheader(bodyHtml, decoded(job.preheader?.template ?? preheader)) : bodyHtml;',
     caughtBy:
       'puts the preheader, variables filled in, hidden at the start of the HTML part and returns it as preheader',
   },
@@ -242,7 +242,7 @@ const TEMPLATE_CHECKS: NamedMutant[] = [
     rule: '2.6-R3',
     bug: 'variables are filled in raw HTML bodies too',
     file: SEND_SERVICE,
-    find: 'html = draft.body.source; // §2.6: variables never apply to raw HTML',
+    find: 'html = draft.large.html?.bytes ?? draft.body.source; // §2.6: variables never apply to raw HTML',
     replace: 'html = renderTemplate(draft.body.source, values);',
     caughtBy:
       'leaves {{name}} in a raw HTML body as written, and never asks for variables it contains',
@@ -282,7 +282,7 @@ const TEMPLATE_CHECKS: NamedMutant[] = [
     rule: '4.3-R3',
     bug: 'variables used in the preheader are not checked, so a missing one is sent as {{name}}',
     file: SEND_SERVICE,
-    find: '      draft.preheader,\n      body,\n    ];',
+    find: '      draft.preheader === undefined ? [] : variablesUsed(draft.preheader),\n      body,\n    ];',
     replace: '      body,\n    ];',
     caughtBy:
       'refuses a variable used in the subject, preheader, text or Markdown but not supplied with missing_variable, storing and sending nothing',
@@ -334,9 +334,9 @@ const GENERATED_INPUT_CHECKS: NamedMutant[] = [
     rule: '4.3-R1',
     bug: 'a reply without markdown, html or text is sent with an empty text body instead of refused with body_required',
     file: SEND_SERVICE,
-    find: "const request = body as RequestBody<'ReplyRequest'>;\n    const given = pickBody(request) as GivenBody;",
+    find: "const request = checked as RequestBody<'ReplyRequest'>;\n    const given = pickBody(request) as GivenBody;",
     replace:
-      "const request = body as RequestBody<'ReplyRequest'>;\n    const given = pickBody(request, { optional: true }) ?? { kind: 'text' as const, source: '' };",
+      "const request = checked as RequestBody<'ReplyRequest'>;\n    const given = pickBody(request, { optional: true }) ?? { kind: 'text' as const, source: '' };",
     caughtBy: refuses('replyToEmail'),
   },
   {
