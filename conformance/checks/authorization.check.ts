@@ -976,7 +976,7 @@ rule(
         response.status >= 200 &&
         response.status <= 299 &&
         response.text.trim() !== '' &&
-        response.text === listed.text;
+        response.text === new TextDecoder().decode(listed.bytes);
       expectAt(
         path === '/mailboxes' ? '5-R5' : '9-R1',
         isTheList,
