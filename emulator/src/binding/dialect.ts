@@ -76,8 +76,18 @@ function dialectMiddleware(context: AnswerContext): MiddlewareHandler {
         wireNames.set(internal, wire),
       );
       const read = c.req.text.bind(c.req);
-      // Read lazily, where the route reads it: after authentication and the body limit.
-      c.req.text = async () => {
+      // Read lazily, where the route reads it (as text, or as bytes: a large send's body goes
+      // to a render thread as bytes), after authentication and the body limit; once.
+      let renamedText: Promise<string> | undefined;
+      c.req.text = () => (renamedText ??= renameBody());
+      c.req.arrayBuffer = async () => {
+        const bytes = new TextEncoder().encode(await c.req.text());
+        return bytes.buffer.slice(
+          bytes.byteOffset,
+          bytes.byteOffset + bytes.byteLength,
+        ) as ArrayBuffer;
+      };
+      const renameBody = async () => {
         const text = await read();
         let value: unknown;
         try {
