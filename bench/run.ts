@@ -8,6 +8,7 @@ import { benchContract } from './contract.bench.ts';
 import { benchDbList, benchHttpList } from './http-list.bench.ts';
 import { benchReadSide } from './read-side.bench.ts';
 import { benchSendSide } from './send-side.bench.ts';
+import { benchStall } from './stall.bench.ts';
 import { benchStartup } from './startup.bench.ts';
 import { benchWebhooks } from './webhooks.bench.ts';
 
@@ -25,6 +26,7 @@ const SECTIONS: [
   ['contract', 'Contract and docs', benchContract],
   ['read', 'Read side (§4.2) at 100k emails in one mailbox', benchReadSide],
   ['send', 'Send side (§4.3) and attachments (§8)', benchSendSide],
+  ['stall', 'One large send against a concurrent GET /mailboxes (issue 27 item 1)', benchStall],
   ['webhooks', 'Webhooks (§6)', benchWebhooks],
   ['conformance', 'The conformance suite (in process)', benchConformance],
 ];

@@ -4,7 +4,7 @@
  * validates large requests (services/prepare-request.ts) for the same reason.
  */
 import { parentPort } from 'node:worker_threads';
-import { renderBody, type BodyJob, type BodyResult } from './render-body.ts';
+import { boxesOf, renderBody, type BodyJob, type BodyResult } from './render-body.ts';
 import { prepareRequest, transfersOf, type Prepared } from '../services/prepare-request.ts';
 
 /** What the pool posts, and what it gets back for the same id. */
@@ -28,10 +28,11 @@ export type PackedResult =
       raw: Uint8Array;
     };
 
+/** A render's answer gives back the body's bytes it was lent (`returned`, boxesOf's order). */
 export type RenderReply =
-  | { id: number; result: PackedResult }
+  | { id: number; result: PackedResult; returned: Uint8Array[] }
   | { id: number; prepared: Prepared }
-  | { id: number; error: string };
+  | { id: number; error: string; returned?: Uint8Array[] };
 
 function pack(result: BodyResult): { packed: PackedResult; transfer: ArrayBuffer[] } {
   if (!result.ok) return { packed: result, transfer: [] };
@@ -65,11 +66,17 @@ function own(bytes: Uint8Array): Uint8Array {
 
 const port = parentPort;
 if (port !== null) {
-  const fail = (id: number) => (error: unknown) =>
-    port.postMessage({
-      id,
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    } satisfies RenderReply);
+  const fail =
+    (id: number, returned: Uint8Array[] = []) =>
+    (error: unknown) =>
+      port.postMessage(
+        {
+          id,
+          error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+          returned,
+        } satisfies RenderReply,
+        returned.map((bytes) => bytes.buffer as ArrayBuffer),
+      );
   port.on('message', (request: RenderRequest) => {
     const { id } = request;
     if ('parse' in request) {
@@ -81,9 +88,16 @@ if (port !== null) {
       }
       return;
     }
-    renderBody(request.job).then((result) => {
-      const { packed, transfer } = pack(result);
-      port.postMessage({ id, result: packed } satisfies RenderReply, transfer);
-    }, fail(id));
+    const returned = boxesOf(request.job).map((box) => box.bytes);
+    const lent = returned.map((bytes) => bytes.buffer as ArrayBuffer);
+    renderBody(request.job).then(
+      (result) => {
+        const { packed, transfer } = pack(result);
+        port.postMessage({ id, result: packed, returned } satisfies RenderReply, [
+          ...new Set([...transfer, ...lent]),
+        ]);
+      },
+      fail(id, returned),
+    );
   });
 }

@@ -98,6 +98,25 @@ describe('a large request is parsed on a render thread', () => {
     expect(email.html).toContain(`\uFEFF<p>héllo ✓</p><i>y</i>`);
   });
 
+  it('renders a large personal body once per recipient from the same bytes', async () => {
+    const { app, auth, send, read } = world();
+    // {{email}} differs per recipient: one render each, the body's bytes lent to the render
+    // thread and given back in turn.
+    const sent = await send({ text: large('To {{email}}. '), cc: ['alice@acme.test'] });
+    expect(sent.status, await sent.clone().text()).toBe(201);
+    const copies = large('To {{email}}. ').length / 'To {{email}}. '.length;
+    expect((await read(((await sent.json()) as { id: string }).id)).text).toBe(
+      'To bob@acme.test. '.repeat(copies),
+    );
+    const inbox = (await (
+      await app.request('/openapi/v1/emails?mailbox=alice@acme.test&folder=inbox', {
+        headers: auth,
+      })
+    ).json()) as { emails: { id: string }[] };
+    const [copy] = inbox.emails;
+    expect((await read(copy?.id ?? '')).text).toBe('To alice@acme.test. '.repeat(copies));
+  });
+
   it('answers GET /mailboxes while 24 MB of placeholders are parsed and sent', async () => {
     const { app, auth, send } = world();
     expect((await send({ text: large('warm ') })).status).toBe(201); // the thread starts

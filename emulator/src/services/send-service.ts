@@ -421,17 +421,17 @@ export class SendService {
     let html: Source | null;
     switch (draft.body.kind) {
       case 'markdown':
-        markdown = { template: draft.large.markdown?.bytes ?? draft.body.source, values };
+        markdown = { template: draft.large.markdown ?? draft.body.source, values };
         text = null;
         html = null;
         break;
       case 'text':
-        text = { template: draft.large.text?.bytes ?? draft.body.source, values };
+        text = { template: draft.large.text ?? draft.body.source, values };
         html = null;
         break;
       case 'html':
         text = null;
-        html = draft.large.html?.bytes ?? draft.body.source; // §2.6: variables never apply to raw HTML
+        html = draft.large.html ?? draft.body.source; // §2.6: variables never apply to raw HTML
         break;
       case 'original':
         ({ text, html } = draft.body);

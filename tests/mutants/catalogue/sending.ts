@@ -200,8 +200,8 @@ const SENDING_CHECKS: NamedMutant[] = [
     rule: '4.3-R11',
     bug: 'line breaks of an HTML body are normalised to CRLF before storing and sending',
     file: SEND_SERVICE,
-    find: 'html = draft.large.html?.bytes ?? draft.body.source; // §2.6: variables never apply to raw HTML',
-    replace: "html = draft.large.html?.bytes ?? draft.body.source.replace(/\\r?\\n/g, '\\r\\n');",
+    find: 'html = draft.large.html ?? draft.body.source; // §2.6: variables never apply to raw HTML',
+    replace: "html = draft.large.html ?? draft.body.source.replace(/\\r?\\n/g, '\\r\\n');",
     caughtBy: 'sends an HTML body as-is, byte for byte',
   },
   {
@@ -242,7 +242,7 @@ const TEMPLATE_CHECKS: NamedMutant[] = [
     rule: '2.6-R3',
     bug: 'variables are filled in raw HTML bodies too',
     file: SEND_SERVICE,
-    find: 'html = draft.large.html?.bytes ?? draft.body.source; // §2.6: variables never apply to raw HTML',
+    find: 'html = draft.large.html ?? draft.body.source; // §2.6: variables never apply to raw HTML',
     replace: 'html = renderTemplate(draft.body.source, values);',
     caughtBy:
       'leaves {{name}} in a raw HTML body as written, and never asks for variables it contains',
