@@ -17,7 +17,7 @@ const DEMO_AUTH = { Authorization: 'Bearer sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmh
 const SENDER = 'hello@acme.test';
 
 /** Each case: a name and the request body, built before the clock starts. */
-function cases(): [name: string, body: Record<string, unknown>][] {
+function cases(): [name: string, body: Record<string, unknown> | null][] {
   const send = (fields: Record<string, unknown>) => ({
     from: SENDER,
     to: 'someone@example.test',
@@ -25,6 +25,7 @@ function cases(): [name: string, body: Record<string, unknown>][] {
     ...fields,
   });
   return [
+    ['baseline: no send, 5 s', null],
     [
       '24 MB text of 4.8M {{a}} (sent, 4.8 MB)',
       send({ text: '{{a}}'.repeat(4_800_000), variables: { a: 'b' } }),
@@ -72,10 +73,16 @@ function sendFromThread(url: string, body: Buffer): Promise<{ status: number; te
   });
 }
 
-async function pollWhile(origin: string, body: Buffer) {
+/** With no body: polls for 5 s with nothing else running (what the machine's load alone costs). */
+async function pollWhile(origin: string, body: Buffer | null) {
   const latencies: number[] = [];
   const started = performance.now();
-  const sending = sendFromThread(`${origin}/openapi/v1/emails/send`, body);
+  const sending =
+    body === null
+      ? new Promise<{ status: number; text: string }>((resolve) =>
+          setTimeout(() => resolve({ status: 0, text: '' }), 5000),
+        )
+      : sendFromThread(`${origin}/openapi/v1/emails/send`, body);
   let done = false;
   void sending.finally(() => (done = true));
   while (!done) {
@@ -115,11 +122,13 @@ export async function benchStall(print: (line: string) => void): Promise<void> {
     print(`${MAILTWIN}`);
     print('case | answer | send took | GETs | median GET | slowest GET (target 100 ms)');
     for (const [name, request] of cases()) {
-      const body = Buffer.from(JSON.stringify(request));
+      const body = request === null ? null : Buffer.from(JSON.stringify(request));
       const { latencies, answer, tookMs } = await pollWhile(server.origin, body);
       const sorted = [...latencies].sort((a, b) => a - b);
       const code =
-        answer.status === 201 ? '' : ` ${/"code":"([a-z_]+)"/.exec(answer.text)?.[1] ?? ''}`;
+        answer.status === 201 || answer.status === 0
+          ? ''
+          : ` ${/"code":"([a-z_]+)"/.exec(answer.text)?.[1] ?? ''}`;
       print(
         `${name} | ${answer.status}${code} | ${ms(tookMs)} | ${latencies.length} | ${ms(percentile(sorted, 50))} | ${ms(sorted.at(-1) ?? 0)}`,
       );
