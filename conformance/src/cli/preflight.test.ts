@@ -11,7 +11,14 @@ const WRONG_KEY = 'sk-ThisKeyIsNotKnown_0123456789wxyz';
 
 /** The emulator without a socket, with one owner, one mailbox and a key of that owner. */
 async function emulator() {
-  const app = createApp(defaultDeps({ controlToken: CONTROL_TOKEN, logError: () => {} }));
+  const app = createApp(
+    defaultDeps({
+      controlToken: CONTROL_TOKEN,
+      logError: () => {},
+      // Its made-up origin is a name, served as --allowed-hosts would (D-66).
+      hosts: { allowed: ['emulator.test'] },
+    }),
+  );
   const control = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const response = await app.request(`${ORIGIN}/_mailtwin/v1${path}`, {
       method,
