@@ -741,15 +741,7 @@ rule(
       for (const [operation, request, code, field] of refusals) {
         const response = await request();
         const label = `${what}: ${operation} (${mailbox} is its owner's, outside its scope)`;
-        expectAt(
-          '5-R3',
-          response.status >= 400 && response.status <= 499,
-          `${label}: refused, got ${response.status} ${response.text.slice(0, 200)}`,
-        ).toBe(true);
-        expectAt('D-26', response.status, label).toBe(404);
-        const error = response.json<{ code?: string; field?: string }>();
-        expectAt('D-26', error.code, label).toBe(code);
-        if (field !== undefined) expectAt('D-26', error.field, label).toBe(field);
+        expectError(['5-R3', 'D-26'], response, 404, code, field, label);
       }
     }
   },

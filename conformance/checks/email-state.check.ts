@@ -212,10 +212,7 @@ rule(
               apiKey: email.apiKey,
             })
           : await email.patch(json, headers);
-      expectAt(decision, response.status, what).toBe(status);
-      expectAt(decision, response.json<{ code: string }>().code, what).toBe(code);
-      if (field !== undefined)
-        expectAt(decision, response.json<{ field?: string }>().field, what).toBe(field);
+      expectError(decision, response, status, code, field, what);
       expectAt(decision, await email.get(), `nothing changed by ${what}`).toMatchObject(unchanged);
     }
   },
