@@ -67,6 +67,11 @@ const EXPECTED_FAILED = [
   '5-R5',
   '6-R1',
   '7-R1',
+  // Seen since a decided departure no longer ends a check (issue 26 item 5): the mock answers
+  // an unknown key with 200 (7-R2) and an upload of two files with 201 (8-R8), behind the
+  // example error codes that used to stop those checks first.
+  '7-R2',
+  '8-R8',
   '9-R1',
 ].sort();
 // Decided rules the example answers contradict (an example error code or field where the
