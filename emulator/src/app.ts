@@ -25,6 +25,9 @@ import { sendingRoutes } from './routes/sending.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.ts';
 import { DirectoryService } from './services/directory-service.ts';
 import { FaultInjector } from './services/faults.ts';
+import { Chaos, realSleep, type Sleep } from './chaos/chaos.ts';
+import { chaosMiddleware } from './chaos/http.ts';
+import { operationsOf } from './chaos/operations.ts';
 import { InboundService } from './services/inbound-service.ts';
 import { LocalDelivery } from './services/local-delivery.ts';
 import { SendService } from './services/send-service.ts';
@@ -78,6 +81,8 @@ export interface AppDeps {
   selfOrigin: { value?: string };
   /** Where unexpected errors are reported; never into a response body. */
   logError: (error: unknown) => void;
+  /** How the emulator waits out a chaos rule's latency (chaos/); tests inject one that moves the clock. */
+  sleep: Sleep;
   /**
    * `--binding`/`--contract`: the deployment's names and statuses the API speaks at its edge
    * (binding/); null (the default) or the default binding: spec/DECISIONS.md's own, nothing
@@ -89,6 +94,11 @@ export interface AppDeps {
    * `closeServices` when the emulator stops. Defaults to the process's shared pool.
    */
   renderer: BodyRenderer;
+  /**
+   * Whether repeated GETs are answered from the response cache (http/response-cache.ts); true
+   * by default, false with `mailtwin serve --no-response-cache`, so its effect can be measured.
+   */
+  responseCache: boolean;
 }
 
 export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
@@ -109,8 +119,10 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     selfOrigin: overrides.selfOrigin ?? {},
     logError:
       overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
+    sleep: overrides.sleep ?? realSleep,
     binding: overrides.binding ?? null,
     renderer: overrides.renderer ?? sharedRenderPool,
+    responseCache: overrides.responseCache ?? true,
   };
 }
 
@@ -125,6 +137,8 @@ export interface Services {
   /** When mail sent to a mailbox here arrives (`--delivery-delay-ms`). */
   localDelivery: LocalDelivery;
   faults: FaultInjector;
+  /** Seeded chaos rules over API operations, SMTP stages and webhook deliveries (docs/chaos.md). */
+  chaos: Chaos;
   /** Signs `{{unsubscribe_url}}` links of this instance. */
   unsubscribeKey: string;
   dispatcher: WebhookDispatcher;
@@ -136,6 +150,8 @@ export interface Services {
   accessByRequest: AccessByRequest;
   /** The binding spoken at the edge; null for spec/DECISIONS.md's own, where nothing is mapped. */
   dialect: Dialect | null;
+  /** Repeated GETs' answers, mounted on the API unless `deps.responseCache` is false. */
+  responseCache: ResponseCache;
 }
 
 export function createServices(deps: AppDeps): Services {
@@ -144,6 +160,11 @@ export function createServices(deps: AppDeps): Services {
   const requests = new RequestValidator(deps.spec);
   const uploads = new UploadService(deps.store, deps.clock, deps.ids);
   const faults = new FaultInjector();
+  const chaos = new Chaos({
+    operations: operationsOf(deps.spec),
+    newId: () => deps.ids.prefixed('chr'),
+    sleep: deps.sleep,
+  });
   // Kept with the data, so `{{unsubscribe_url}}` links in mail sent before a restart on the
   // same --db file still work after it.
   const unsubscribeKey = deps.store.settings.getOrCreate('unsubscribe-key', () =>
@@ -160,6 +181,7 @@ export function createServices(deps: AppDeps): Services {
       timeoutMs: deps.webhookTimeoutMs,
       selfOrigin: () => deps.selfOrigin.value,
       logError: deps.logError,
+      chaos,
       ...(dialect === null ? {} : { renderData: dialect.webhookData }),
     },
   );
@@ -173,6 +195,7 @@ export function createServices(deps: AppDeps): Services {
     requests,
     uploads,
     faults,
+    chaos,
     unsubscribeKey,
     send: new SendService(
       deps.store,
@@ -199,6 +222,7 @@ export function createServices(deps: AppDeps): Services {
     rateLimiter: new SlidingWindowLimiter(deps.rateLimit),
     accessByRequest: new AccessByRequest(),
     dialect,
+    responseCache: new ResponseCache(deps.store.version),
   };
 }
 
@@ -244,9 +268,11 @@ export function createApp(
 
   const api = new Hono<ApiEnv>();
   api.use('*', services.accessByRequest.recorder());
+  // First of all, as a gateway in front of the service would (docs/chaos.md).
+  api.use('*', chaosMiddleware(services.chaos, '/openapi/v1'));
   api.use('*', limitBody, requireApiKey(deps.store), rateLimit(services.rateLimiter, deps.clock));
   // Before the parameter checks: a repeated GET's answer is ready only if it passed them.
-  api.use('*', new ResponseCache(deps.store.version).middleware());
+  if (deps.responseCache) api.use('*', services.responseCache.middleware());
   api.use('*', parameterLimits(deps.spec, '/openapi/v1'));
   api.route('/mailboxes', mailboxRoutes());
   api.route('/emails', sendingRoutes(deps.store, services.send));

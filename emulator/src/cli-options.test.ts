@@ -32,6 +32,7 @@ const DEFAULTS = {
   smtpLimits: { maxClients: 20, dataTimeoutMs: 60_000, sessionTimeoutMs: 600_000 },
   binding: null,
   contract: null,
+  responseCache: true,
 };
 
 describe('mailtwin serve options', () => {
@@ -52,6 +53,12 @@ describe('mailtwin serve options', () => {
     expect(() => options(['--smtp-port', '70000'])).toThrow(
       '--smtp-port must be an integer from 0 to 65535, got "70000"',
     );
+  });
+
+  it('serves repeated GETs from the response cache unless told --no-response-cache', () => {
+    expect(options([]).responseCache).toBe(true);
+    expect(options(['--no-response-cache']).responseCache).toBe(false);
+    expect(SERVE_HELP).toContain('--no-response-cache');
   });
 
   it('takes the SMTP limits: connections at once, DATA and session deadlines (issue 27)', () => {

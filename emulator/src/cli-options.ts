@@ -42,6 +42,8 @@ export interface ServeOptions {
   contract: string | null;
   /** The SMTP ingress's connections at once and deadlines (issue 27). */
   smtpLimits: Pick<SmtpLimits, 'maxClients' | 'dataTimeoutMs' | 'sessionTimeoutMs'>;
+  /** False with `--no-response-cache`: every GET is computed afresh (to measure the cache). */
+  responseCache: boolean;
 }
 
 export const SERVE_HELP = `Usage: mailtwin serve [options]
@@ -116,6 +118,9 @@ Options:
                              mailbox here and per webhook attempt (status, ms, signature):
                              text (the default) or JSON lines for tools
   --quiet                    No request log: print the banner only
+  --no-response-cache        Compute every GET afresh instead of serving a repeated one's
+                             answer, kept until the next write, again (answers are the same;
+                             for measuring what the cache saves)
   -h, --help                 Show this help
 
 Exit status: 2 on bad configuration (a bad flag, an unreadable or invalid fixture, a database
@@ -165,6 +170,7 @@ export function parseServeOptions(
         quiet: { type: 'boolean' },
         'smtp-port': { type: 'string' },
         'no-smtp': { type: 'boolean' },
+        'no-response-cache': { type: 'boolean' },
         'smtp-max-clients': { type: 'string' },
         'smtp-data-timeout-ms': { type: 'string' },
         'smtp-session-timeout-ms': { type: 'string' },
@@ -231,6 +237,7 @@ export function parseServeOptions(
           values['smtp-port'] ?? (port === 0 ? '0' : String(DEFAULT_SMTP_PORT)),
           '--smtp-port',
         ),
+    responseCache: !values['no-response-cache'],
     smtpLimits: {
       maxClients: parseWhole(
         '--smtp-max-clients',

@@ -129,8 +129,10 @@ async function startServer(options: ServeOptions): Promise<void> {
       rateLimit: options.rateLimit,
       deliveryDelayMs: options.deliveryDelayMs,
       binding: spoken?.binding ?? null,
+      responseCache: options.responseCache,
     });
     const services = createServices(deps);
+    reportCacheCountsOnExit(services);
     const loaded = await loadInitialData(services, options.fixtures);
     const app = createApp(deps, services);
     const log = options.log === null ? null : new RequestLog(services, options.log);
@@ -274,6 +276,7 @@ async function listenSmtp(
       {
         store: services.deps.store,
         inbound: services.inbound,
+        chaos: services.chaos,
         maxMessageBytes: options.maxRequestBytes,
         limits: options.smtpLimits,
         ...(log === null ? {} : { onMessage: (outcome: SmtpOutcome) => log.smtpMessage(outcome) }),
@@ -332,6 +335,18 @@ function stopWhenTold(server: Server, services: Services, smtp: SmtpIngress | nu
   process.once('SIGINT', () => stop('SIGINT received'));
   process.once('SIGTERM', () => stop('SIGTERM received'));
   watchLauncher((pid) => stop(`its launcher (pid ${pid}) went away`));
+}
+
+/**
+ * With `MAILTWIN_CACHE_COUNTS=1` in the environment (`npm run bench` sets it), the response
+ * cache's hits and misses go to stderr as the process exits, so a load run can print its ratio.
+ */
+function reportCacheCountsOnExit(services: Services): void {
+  if (process.env.MAILTWIN_CACHE_COUNTS !== '1') return;
+  process.once('exit', () => {
+    const { hits, misses } = services.responseCache.counts;
+    process.stderr.write(`mailtwin: response cache ${hits} hits, ${misses} misses\n`);
+  });
 }
 
 function formatHost(host: string): string {

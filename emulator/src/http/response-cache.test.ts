@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 
 /** One owner granted two mailboxes; a follow-owner key and a key for mailbox a only. */
-function world() {
-  const deps = defaultDeps({ logError: () => {} });
+function world(responseCache = true) {
+  const deps = defaultDeps({ logError: () => {}, responseCache });
   const services = createServices(deps);
   const owner = services.directory.createOwner({ name: 'Acme' });
   for (const address of ['a@acme.test', 'b@acme.test']) {
@@ -47,6 +47,24 @@ describe('the response cache', () => {
     expect(await list('a@acme.test')).toEqual(first);
     expect(first).toEqual({ status: 200, subjects: ['a@acme.test'] });
     expect(queries()).toBe(1);
+  });
+
+  it('counts the GETs it answered and the ones it passed on', async () => {
+    const { services, list } = world();
+    await list('a@acme.test');
+    await list('a@acme.test');
+    await list('b@acme.test');
+    expect(services.responseCache.counts).toEqual({ hits: 1, misses: 2 });
+  });
+
+  it('switched off (--no-response-cache), queries every request and answers the same', async () => {
+    const cached = world();
+    const off = world(false);
+    const first = await off.list('a@acme.test');
+    expect(await off.list('a@acme.test')).toEqual(first);
+    expect(first).toEqual(await cached.list('a@acme.test'));
+    expect(off.queries()).toBe(2);
+    expect(off.services.responseCache.counts).toEqual({ hits: 0, misses: 0 });
   });
 
   it('answers after any write what the data now holds', async () => {
