@@ -1,0 +1,180 @@
+// The layers of both programs, written down once and enforced in `npm test` (`npm run lint:deps`,
+// tests/layers/lint-deps.js). Type-only imports count: a type is a dependency too.
+// tests/unit/dependency-rules.test.ts shows each rule still rejects a known violation.
+//
+// Emulator (emulator/src), data flows one way (GUIDE "The shape of the house"):
+//   main.ts, commands/, banner.ts, request-log.ts   the program: flags, start-up, logs
+//   app.ts                                          the composition root (createApp, defaultDeps)
+//   deps.ts                                         AppDeps and Services: the wiring's types
+//   routes/, http/, dashboard/, binding/            the edge: parse, authorize, validate, render
+//   services/                                       use cases
+//   domain/, store/                                 rules and persistence
+// Conformance suite (conformance/src and conformance/checks), top to bottom:
+//   cli/ -> report/ -> run/ -> checks -> check/ -> worlds/ -> model/ -> client/ -> contract/ -> binding/
+// run/config.ts and run/profiles.ts are the run's plan (which target, which profile, which
+// needs): a value every layer reads, importing nothing but binding/ types.
+
+const E = '^emulator/src/';
+const S = '^conformance/src/';
+
+/** Suite layers, top first: each may import itself and those below it, never one above. */
+const SUITE_LAYERS = [
+  ['cli', `${S}cli/`],
+  ['report', `${S}report/`],
+  ['run', `${S}run/setup\\.ts$`],
+  ['checks', `^conformance/checks/|${S}fixtures/`],
+  ['check', `${S}check/`],
+  ['worlds', `${S}worlds/`],
+  ['model', `${S}model/`],
+  ['client', `${S}client/`],
+  ['contract', `${S}contract/|${S}package-root\\.ts$`],
+  ['binding', `${S}binding/`],
+];
+const PLAN = `${S}run/(config|profiles)\\.ts$`;
+
+const suiteLayerRules = SUITE_LAYERS.slice(1).map(([name, path], index) => ({
+  name: `suite-layer-${name}`,
+  severity: 'error',
+  comment: `conformance: ${name} imports nothing above it (${SUITE_LAYERS.slice(0, index + 1)
+    .map(([above]) => above)
+    .join(', ')})`,
+  from: { path },
+  to: {
+    path: SUITE_LAYERS.slice(0, index + 1)
+      .map(([, above]) => `(${above})`)
+      .concat(index + 1 >= SUITE_LAYERS.length - 1 ? [`(${PLAN})`] : [])
+      .join('|'),
+  },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No module reaches itself through its imports, type-only imports included.',
+      from: { path: '^(emulator|conformance)/' },
+      to: { circular: true },
+    },
+
+    // ---- emulator ----
+    {
+      name: 'emulator-nothing-below-http-imports-it',
+      severity: 'error',
+      comment:
+        'http/ is the edge (auth, limits, request validation): services, domain, store, webhooks, ' +
+        'mime, smtp, fixtures and the shared leaves never import it.',
+      from: {
+        path:
+          `${E}(services|domain|store|webhooks|mime|smtp|fixtures)/` +
+          `|${E}(errors|clock|ids|events|spec|json-schema|package-root|yaml-cache|disk-memo)\\.ts$`,
+      },
+      to: { path: `${E}http/` },
+    },
+    {
+      name: 'emulator-services-below-the-edge',
+      severity: 'error',
+      comment:
+        'services/ are use cases: they import domain/, store/, webhooks/, mime/ and leaves, never ' +
+        'routes, the dashboard, the composition root, its wiring types or the program ' +
+        '(http/: the rule above).',
+      from: { path: `${E}services/` },
+      to: {
+        path:
+          `${E}(routes|dashboard|commands|smtp|fixtures|testing|binding)/` +
+          `|${E}(app|deps|main|cli-options|banner|request-log|in-process)\\.ts$`,
+      },
+    },
+    {
+      name: 'emulator-domain-is-pure',
+      severity: 'error',
+      comment: 'domain/ decides: it imports only itself and errors.ts, never SQL, HTTP, files or processes.',
+      from: { path: `${E}domain/` },
+      to: {
+        path: `${E}|(^|/)node_modules/(hono|@hono/|better-sqlite3)|^(fs|http|https|child_process)$`,
+        pathNot: `${E}(domain/|errors\\.ts$)`,
+      },
+    },
+    {
+      name: 'emulator-store-below-services',
+      severity: 'error',
+      comment: 'store/ persists: it imports only itself, domain/ and errors.ts, never a request.',
+      from: { path: `${E}store/` },
+      to: {
+        path: `${E}|(^|/)node_modules/(hono|@hono/)`,
+        pathNot: `${E}(store/|domain/|errors\\.ts$)`,
+      },
+    },
+    {
+      name: 'emulator-dashboard-through-services',
+      severity: 'error',
+      comment: 'The dashboard reads and changes data through services, never the store.',
+      from: { path: `${E}dashboard/` },
+      to: { path: `${E}store/` },
+    },
+    {
+      name: 'emulator-composition-root-on-top',
+      severity: 'error',
+      comment:
+        'app.ts builds the app; only the program (main.ts, commands/), test helpers and the ' +
+        "suite's entry point (in-process.ts) import it. Shared types live in deps.ts.",
+      from: { path: E, pathNot: `${E}(main\\.ts$|commands/|testing/|in-process\\.ts$)` },
+      to: { path: `${E}app\\.ts$` },
+    },
+    {
+      name: 'emulator-flags-stay-in-the-program',
+      severity: 'error',
+      comment:
+        "cli-options.ts parses flags; the composition root and everything below take values, " +
+        'not flags (a default lives where the value is used).',
+      from: {
+        path:
+          `${E}(app|deps|in-process)\\.ts$` +
+          `|${E}(routes|http|dashboard|services|domain|store|webhooks|mime|smtp|fixtures|binding)/`,
+      },
+      to: { path: `${E}cli-options\\.ts$` },
+    },
+    {
+      name: 'emulator-event-bus-injected',
+      severity: 'error',
+      comment:
+        'The event bus is made once by the composition root and injected (AppDeps.events); ' +
+        'others import events.ts for its types only.',
+      from: { path: E, pathNot: `${E}(app|main|in-process)\\.ts$|${E}testing/` },
+      to: { path: `${E}events\\.ts$`, dependencyTypesNot: ['type-only'] },
+    },
+
+    // ---- conformance suite ----
+    {
+      name: 'suite-one-door-into-the-emulator',
+      severity: 'error',
+      comment:
+        'The suite imports from the emulator only what builds the in-process target, through ' +
+        'emulator/src/in-process.ts, and only from its in-process world (worlds/targets.ts).',
+      from: { path: '^conformance/', pathNot: `${S}worlds/targets\\.ts$` },
+      to: { path: '^emulator/' },
+    },
+    {
+      name: 'suite-door-is-in-process-ts',
+      severity: 'error',
+      comment: 'The in-process world reaches the emulator through in-process.ts alone.',
+      from: { path: `${S}worlds/targets\\.ts$` },
+      to: { path: '^emulator/', pathNot: `${E}in-process\\.ts$` },
+    },
+    {
+      name: 'suite-plan-is-a-leaf',
+      severity: 'error',
+      comment: "The run's plan (run/config.ts, run/profiles.ts) imports nothing but binding/.",
+      from: { path: PLAN },
+      to: { path: `${S}`, pathNot: `${S}binding/|${PLAN}` },
+    },
+    ...suiteLayerRules,
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)node_modules/|\\.test\\.ts$|(^|/)generated/' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'] },
+  },
+};
