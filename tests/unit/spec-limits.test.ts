@@ -158,6 +158,7 @@ async function stringOfLength(world: World, limit: RequestLimit, n: number, tag:
     return `sk-${ascii(12, tag)}_${ascii(32, `k${tag}`)}`.padEnd(n, 'x');
   if (name === 'secret') return `whsec_${ascii(Math.min(n - 6, 64), tag)}`.padEnd(n, 'x');
   if (name === 'contentType') return `application/${'x'.repeat(n - 12)}`;
+  if (where === 'armChaos text') return `4.3.0 ${'x'.repeat(n - 6)}`; // an SMTP reply: ASCII
   if (/(^id$|Id$|Ids$)/.test(name)) return ascii(n, tag);
   return filler(n);
 }
@@ -172,6 +173,7 @@ function itemsOf(world: World, limit: RequestLimit, n: number): unknown[] {
   if (name === 'references') return list('<r@partner.test>');
   if (name === 'mailboxes') return list(SENDER);
   if (name === 'attachments') return list({ name: 'a.txt', contentBase64: 'YQ==' });
+  if (name === 'rules') return list({ surface: 'http', probability: 0 });
   if (name === 'operations') {
     const values = deref(limit.operation.spec.document, limit.schema.items).enum as string[];
     return Array.from({ length: n }, (_, i) => values[i % values.length]);

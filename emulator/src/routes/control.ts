@@ -8,6 +8,7 @@ import {
   controlSuppressionRoutes,
 } from './control/directory.ts';
 import { controlEmulatorRoutes } from './control/emulator.ts';
+import { controlChaosRoutes } from './control/chaos.ts';
 import { controlFaultRoutes } from './control/faults.ts';
 import { controlFixtureRoutes } from './control/fixtures.ts';
 import { controlInboundRoutes } from './control/inbound.ts';
@@ -40,6 +41,7 @@ export function controlRoutes(services: Services): Hono {
   app.route('/sink', controlSinkRoutes(services));
   app.route('/outbox', controlOutboxRoutes(services));
   app.route('/faults', controlFaultRoutes(services));
+  app.route('/chaos', controlChaosRoutes(services));
   app.route('/rate-limit', controlRateLimitRoutes(services));
   app.route('/', controlEmulatorRoutes(services));
   return app;

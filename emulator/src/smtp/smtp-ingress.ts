@@ -7,12 +7,16 @@ import {
 import type { Email } from '../domain/types.ts';
 import type { InboundService } from '../services/inbound-service.ts';
 import type { Store } from '../store/store.ts';
+import type { Chaos } from '../chaos/chaos.ts';
+import { smtpGate } from '../chaos/smtp.ts';
 import { DEFAULT_SMTP_LIMITS, type SmtpLimits } from './smtp-limits.ts';
 
 /** What the SMTP ingress needs of the emulator: who has a mailbox, and how mail arrives. */
 export interface SmtpIngressDeps {
   store: Store;
   inbound: InboundService;
+  /** Chaos rules for the connect, MAIL, RCPT and DATA stages (docs/chaos.md). */
+  chaos?: Chaos;
   /**
    * The largest message taken, in bytes: the control plane's raw inbound limit, so a message
    * SMTP accepts is one `POST /_mailtwin/v1/inbound` would accept too.
@@ -90,20 +94,29 @@ export async function startSmtpIngress(
         limits.sessionTimeoutMs,
       );
       sessionDeadlines.set(session.id, deadline.unref());
-      callback();
+      smtpGate(deps.chaos, 'connect').pass(callback, (code, text) =>
+        callback(smtpError(code, text)),
+      );
+    },
+    onMailFrom(_address, _session, callback) {
+      smtpGate(deps.chaos, 'mail').pass(callback, (code, text) => callback(smtpError(code, text)));
     },
     onClose(session) {
       clearTimeout(sessionDeadlines.get(session.id));
       sessionDeadlines.delete(session.id);
     },
     onRcptTo(address: SMTPServerAddress, _session, callback) {
-      const mailbox = deps.store.directory.getMailbox(address.address.toLowerCase());
-      if (mailbox === undefined)
-        return callback(smtpError(550, `5.1.1 <${address.address}>: no such mailbox here`));
-      callback();
+      const known = () => {
+        const mailbox = deps.store.directory.getMailbox(address.address.toLowerCase());
+        if (mailbox === undefined)
+          return callback(smtpError(550, `5.1.1 <${address.address}>: no such mailbox here`));
+        callback();
+      };
+      smtpGate(deps.chaos, 'rcpt').pass(known, (code, text) => callback(smtpError(code, text)));
     },
     onData(stream: SMTPServerDataStream, session, callback) {
       const from = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
+      const gate = smtpGate(deps.chaos, 'data');
       const message = new BoundedMessage(deps.maxMessageBytes);
       const deadline = setTimeout(() => {
         const reason = `4.4.2 DATA took longer than ${limits.dataTimeoutMs} ms, closing`;
@@ -135,7 +148,10 @@ export async function startSmtpIngress(
         };
         if (message.exceeded || stream.sizeExceeded)
           return refuse(552, `5.3.4 Message exceeds the limit of ${deps.maxMessageBytes} bytes`);
-        const raw = message.take();
+        // A chaos rule for DATA refuses the whole message (nothing delivered) or delays the reply.
+        gate.pass(() => deliver(message.take(), refuse), refuse);
+      });
+      const deliver = (raw: Buffer, refuse: (code: number, reason: string) => void) => {
         const recipients = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
         deliverToAll(deps.inbound, raw, [...new Set(recipients)]).then(
           (delivered) => {
@@ -144,7 +160,7 @@ export async function startSmtpIngress(
           },
           (error: Error) => refuse(554, `5.6.0 The message was not accepted: ${error.message}`),
         );
-      });
+      };
     },
   });
   await new Promise<void>((resolve, reject) => {

@@ -10,6 +10,8 @@ import type { Connector } from './connector.ts';
 import { checkWebhookUrl, resolvePublicAddresses, type Resolver } from './endpoint-guard.ts';
 import { signatureFor } from './signature.ts';
 import { eventsOf, type WebhookExchange } from '../events.ts';
+import type { Chaos } from '../chaos/chaos.ts';
+import { injectedDelivery } from '../chaos/webhook.ts';
 
 export interface DispatcherOptions {
   allowLoopback: boolean;
@@ -23,6 +25,8 @@ export interface DispatcherOptions {
    * (§6.3); absent, the stored email detail is sent as is (D-37).
    */
   renderData?: (data: unknown) => unknown;
+  /** Chaos rules for webhook deliveries: added latency, failed or timed-out attempts. */
+  chaos?: Chaos;
 }
 
 /** The outcome of one attempt, as the dashboard shows it. */
@@ -247,11 +251,23 @@ export class WebhookDispatcher {
       'X-Service-Timestamp': timestamp,
       'X-Service-Signature': signatureFor(secret, timestamp, body),
     };
-    const started = performance.now();
-    const latency = () => Math.round(performance.now() - started);
     const origin = this.options.selfOrigin() ?? 'http://127.0.0.1';
     const url = webhook.url.replace('{origin}', origin);
     const exchange: WebhookExchange = { request: { url, headers, body }, response: null };
+    // A chaos rule acts before the endpoint is reached; its latency counts in the attempt's.
+    const rule = this.options.chaos?.covers('webhook')
+      ? this.options.chaos.decide({ surface: 'webhook', webhookId: webhook.id, event })
+      : undefined;
+    if (rule !== undefined && rule.latencyMs > 0) await this.options.chaos?.sleep(rule.latencyMs);
+    const injectedMs = rule?.latencyMs ?? 0;
+    const started = performance.now();
+    const latency = () => injectedMs + Math.round(performance.now() - started);
+    if (rule?.delivery !== undefined) {
+      const injected = injectedDelivery(rule, this.options.timeoutMs);
+      if (injected.statusCode !== null)
+        exchange.response = { status: injected.statusCode, body: null };
+      return { outcome: { ok: false, ...injected, latencyMs: latency() }, exchange };
+    }
     try {
       const target = checkWebhookUrl(url, {
         allowLoopback: this.options.allowLoopback,

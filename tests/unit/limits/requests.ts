@@ -69,6 +69,7 @@ const BASES: Record<string, (world: World, slot: Slot, tag: string) => Base> = {
   getOutboxEntry: () => ({ path: { outboxId: 'out_nobody' } }),
   getOutboxEml: () => ({ path: { outboxId: 'out_nobody' } }),
   armFault: () => ({ body: { mode: 'error', operations: ['forward'], count: 1 } }),
+  armChaos: () => ({ body: { rules: [] } }),
   createWebhook: (w, slot) => ({
     body: {
       ...owner,
@@ -90,6 +91,7 @@ const BASES: Record<string, (world: World, slot: Slot, tag: string) => Base> = {
 /** After a request that changes the world for the requests that follow, put it back. */
 export const CLEAN_UP: Record<string, Call> = {
   armFault: { base: '/_mailtwin/v1', method: 'delete', path: '/faults' },
+  armChaos: { base: '/_mailtwin/v1', method: 'delete', path: '/chaos' },
 };
 
 export function hasBase(operationId: string): boolean {
@@ -125,8 +127,15 @@ export function callWith(world: World, slot: Slot, value: unknown, tag: string):
 }
 
 /** A valid item of a list of objects, for a value put inside one (`attachments[0].name`). */
-const ITEMS: Record<string, Json> = {
+const ITEMS: Record<string, Json | ((at: (string | number)[]) => Json)> = {
   attachments: { name: 'a.txt', contentType: 'text/plain', contentBase64: 'YQ==' },
+  // A chaos rule of the surface the value belongs to, which never fires.
+  rules: (at) =>
+    at.includes('webhookId')
+      ? { surface: 'webhook', probability: 0 }
+      : at.includes('reply')
+        ? { surface: 'smtp', probability: 0, reply: { code: 451 } }
+        : { surface: 'http', probability: 0, error: { status: 503 } },
 };
 
 /** A copy of `body` with `value` at `at`; a number makes a one-item list (`cc[0]`). */
@@ -139,7 +148,9 @@ function setAt(body: Json, at: (string | number)[], value: unknown): Json {
       return;
     }
     const next = at[i + 1];
-    if (typeof next === 'number') node[part] = [structuredClone(ITEMS[String(part)] ?? {})];
+    const item = ITEMS[String(part)];
+    if (typeof next === 'number')
+      node[part] = [structuredClone(typeof item === 'function' ? item(at) : (item ?? {}))];
     else node[part] ??= {};
     node = node[part] as Record<string | number, unknown>;
   });

@@ -45,6 +45,7 @@ function moveClock(clock: ControllableClock, { advanceMs, set }: MoveClockBody):
 export function controlEmulatorRoutes({
   deps,
   faults,
+  chaos,
   sink,
   dispatcher,
   rateLimiter,
@@ -56,6 +57,7 @@ export function controlEmulatorRoutes({
   app.post('/reset', (c) => {
     deps.store.reset();
     faults.clear();
+    chaos.clear();
     sink.clear();
     localDelivery.clear(); // mail still on its way would land in the emptied emulator
     rateLimiter.clear(); // the counts go, the configured limit stays
