@@ -10,7 +10,8 @@
 //   services/                                       use cases
 //   domain/, store/                                 rules and persistence
 // Conformance suite (conformance/src and conformance/checks), top to bottom:
-//   cli/ -> report/ -> run/ -> checks -> check/ -> worlds/ -> model/ -> client/ -> contract/ -> binding/
+//   cli/ -> report/ -> run/ -> checks -> check/ -> worlds/ -> model/ -> client/ -> contract/
+//   -> binding/ -> the leaves beside them (package-root.ts, canonical-json.ts)
 // run/config.ts and run/profiles.ts are the run's plan (which target, which profile, which
 // needs): a value every layer reads, importing nothing but binding/ types.
 
@@ -27,8 +28,9 @@ const SUITE_LAYERS = [
   ['worlds', `${S}worlds/`],
   ['model', `${S}model/`],
   ['client', `${S}client/`],
-  ['contract', `${S}contract/|${S}package-root\\.ts$`],
+  ['contract', `${S}contract/`],
   ['binding', `${S}binding/`],
+  ['base', `${S}[^/]+\\.ts$`],
 ];
 const PLAN = `${S}run/(config|profiles)\\.ts$`;
 
@@ -42,7 +44,7 @@ const suiteLayerRules = SUITE_LAYERS.slice(1).map(([name, path], index) => ({
   to: {
     path: SUITE_LAYERS.slice(0, index + 1)
       .map(([, above]) => `(${above})`)
-      .concat(index + 1 >= SUITE_LAYERS.length - 1 ? [`(${PLAN})`] : [])
+      .concat(['binding', 'base'].includes(name) ? [`(${PLAN})`] : [])
       .join('|'),
   },
 }));

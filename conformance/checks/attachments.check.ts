@@ -13,7 +13,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { chargeTo, expectAt } from '../src/check/charge.ts';
+import { chargeTo, expectAt } from '../src/contract/charge.ts';
 import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
 import type { ApiClient, ApiResponse } from '../src/client/client.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';

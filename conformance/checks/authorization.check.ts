@@ -7,7 +7,7 @@
  * missing thing is D-26's, and credential statuses and codes are D-29's.
  */
 import { randomBytes } from 'node:crypto';
-import { expectAt } from '../src/check/charge.ts';
+import { expectAt } from '../src/contract/charge.ts';
 import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
 import type { ApiClient, ApiResponse, RequestOptions } from '../src/client/client.ts';
 import type { KeyRole } from '../src/run/config.ts';
@@ -19,7 +19,7 @@ import {
   randomTag,
   world as sendWorld,
 } from '../src/worlds/send-world.ts';
-import type { Target } from '../src/worlds/targets.ts';
+import type { Target } from '../src/client/target.ts';
 
 interface World {
   control: ControlClient;

@@ -8,7 +8,7 @@
  * it can without.
  */
 import fc from 'fast-check';
-import { expectAt } from '../src/check/charge.ts';
+import { expectAt } from '../src/contract/charge.ts';
 import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
 import { expectRefusal, expectSuccess } from '../src/model/statuses.ts';
 import { world, expectError } from '../src/worlds/send-world.ts';

@@ -7,7 +7,7 @@
  * (send-world.ts), so both checks run on any target given mailboxes and --destructive.
  */
 import { expect } from 'vitest';
-import { expectAt } from '../src/check/charge.ts';
+import { expectAt } from '../src/contract/charge.ts';
 import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import { expectSuccess, world } from '../src/worlds/send-world.ts';

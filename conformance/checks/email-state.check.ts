@@ -5,7 +5,7 @@
  * Every check works on mail it sends itself (box 0 to box 1), so it runs in an API world as in
  * the control world: the email it changes is the copy that arrived in box 1 (§4.3).
  */
-import { expectAt } from '../src/check/charge.ts';
+import { expectAt } from '../src/contract/charge.ts';
 import { rule, type CheckContext } from '../src/check/check.ts';
 import { expectRefusal, expectSuccess } from '../src/model/statuses.ts';
 import {

@@ -3,7 +3,7 @@
  * `GET /emails` returns exactly what a model written from the documents says, in order.
  */
 import fc from 'fast-check';
-import { chargeTo, expectAt } from '../src/check/charge.ts';
+import { chargeTo, expectAt } from '../src/contract/charge.ts';
 import { rule, type CheckContext } from '../src/check/check.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import {

@@ -2,7 +2,7 @@
  * §1 and §9: a deployment serves its own machine-readable description. The served
  * openapi.json must be OpenAPI 3.1 and describe exactly the contract's operations and webhook.
  */
-import { expectAt } from '../src/check/charge.ts';
+import { expectAt } from '../src/contract/charge.ts';
 import { rule } from '../src/check/check.ts';
 import { openApi31Violations, operationKeys } from '../src/contract/openapi-document.ts';
 

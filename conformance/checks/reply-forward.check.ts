@@ -10,7 +10,7 @@
  * D-22/D-23; that it carries the original subject is §4.7/§4.8's.
  */
 import { simpleParser } from 'mailparser';
-import { expectAt } from '../src/check/charge.ts';
+import { expectAt } from '../src/contract/charge.ts';
 import { rule } from '../src/check/check.ts';
 import { expectEmailsMade, expectSameOrNewEmail } from '../src/worlds/identical-requests.ts';
 import {

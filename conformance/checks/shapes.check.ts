@@ -5,7 +5,7 @@
  * The mail the shape checks read is mail they send from the world's first mailbox to its
  * second (send-world.ts), so they run on any target given mailboxes and --destructive.
  */
-import { expectAt } from '../src/check/charge.ts';
+import { expectAt } from '../src/contract/charge.ts';
 import { rule } from '../src/check/check.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import { expectSuccess } from '../src/model/statuses.ts';

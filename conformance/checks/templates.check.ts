@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
-import { expectAt } from '../src/check/charge.ts';
+import { expectAt } from '../src/contract/charge.ts';
 import { rule } from '../src/check/check.ts';
 import {
   expectCreated,

@@ -12,12 +12,12 @@
  */
 import { createHmac } from 'node:crypto';
 import { verifyWebhook } from 'mailtwin/webhooks';
-import { chargeTo, expectAt } from '../src/check/charge.ts';
+import { chargeTo, expectAt } from '../src/contract/charge.ts';
 import { rule, type CheckContext } from '../src/check/check.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import type { ApiClient } from '../src/client/client.ts';
 import { randomTag, world, type World } from '../src/worlds/send-world.ts';
-import type { Target } from '../src/worlds/targets.ts';
+import type { Target } from '../src/client/target.ts';
 import {
   WebhookReceiver,
   liveReceiver,

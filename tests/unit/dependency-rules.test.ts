@@ -69,6 +69,7 @@ const TREE: Record<string, string[]> = {
     "import type { P } from '../run/profiles.ts';",
   ],
   'conformance/src/run/profiles.ts': [],
+  'conformance/src/package-root.ts': ["import type { B } from './binding/binding.ts';"],
 };
 
 let root: string;

@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'yaml';
-import { packagePath } from '../../../emulator/src/package-root.ts';
-import { canonicalJson } from '../report/certificate.ts';
+import { packagePath } from '../package-root.ts';
+import { canonicalJson } from '../canonical-json.ts';
 
 export const BINDING_SCHEMA_PATH = packagePath('spec/binding.schema.json');
 export const DEFAULT_BINDING_PATH = packagePath('spec/bindings/decisions.yaml');

@@ -7,7 +7,7 @@ import {
   recordDecided,
   recordingDecided,
   withoutRecording,
-} from './charge.ts';
+} from '../contract/charge.ts';
 import { ApiClient, NoAnswer, type StoredUpload } from '../client/client.ts';
 import { readRunConfig, type Need, type RunConfig } from '../run/config.ts';
 import { replayContextFor } from '../client/curl.ts';
@@ -20,7 +20,8 @@ import { SafetyRefusal } from '../client/safety.ts';
 import { SpecValidator } from '../contract/spec-validator.ts';
 import { Dialect, defaultDialect } from '../binding/dialect.ts';
 import { liveReceiver } from '../client/webhook-receiver.ts';
-import type { Target } from '../worlds/targets.ts';
+import type { Target } from '../client/target.ts';
+import { MissingCapability, type CheckContext } from '../worlds/context.ts';
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -55,38 +56,9 @@ declare module 'vitest' {
   }
 }
 
-/** What every check body receives. */
-export interface CheckContext {
-  /** A client for this target, validating every API response against the contract. */
-  api: ApiClient;
-  target: Target;
-  validator: SpecValidator;
-  run: RunConfig;
-  /**
-   * Runs a fast-check property with the run's seed. On failure the shrunk case is run once
-   * more, so the report shows its own HTTP exchanges and says whether it still fails.
-   */
-  property<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>): Promise<void>;
-  /**
-   * Runs `undo` when the check ends, passed or failed, latest first: how an API world deletes
-   * the mail a check made, so the target's mailboxes are left as they were found.
-   */
-  cleanup(undo: () => Promise<void>): void;
-  /**
-   * Says that, on this target, the check does not reach `rules`, which need `needs` the target
-   * lacks: if it passes, they are reported skipped with that reason, not passed.
-   */
-  unchecked(rules: string[], needs: Need[]): void;
-}
-
-/**
- * Thrown when the target cannot give what a check needs beyond its declared needs (an API
- * world given one --mailbox where the check sends between two): the check is skipped with
- * the message, never passed.
- */
-export class MissingCapability extends Error {
-  override name = 'MissingCapability';
-}
+// What a check body receives, and the refusal a world throws for a capability it lacks: they
+// live with the worlds that provide them; a check file takes them from here with `rule`.
+export { MissingCapability, type CheckContext };
 
 /**
  * What a check declares beside its rules.

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { PACKAGE_ROOT, packagePath } from '../../../emulator/src/package-root.ts';
+import { PACKAGE_ROOT, packagePath } from '../package-root.ts';
 import {
   CONFORMANCE_HELP,
   ConfigurationError,
@@ -15,6 +15,7 @@ import { RUN_CONFIG_ENV, encodeRunConfig, type RunConfig } from '../run/config.t
 import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
 import { PROFILES, offeredNeeds } from '../run/profiles.ts';
 import { certificateFacts } from '../report/certificate.ts';
+import { rerunCommand } from './rerun-command.ts';
 import { ProgressReporter } from './progress.ts';
 import { figuresOf, type BindingFacts, type RunFacts } from '../report/facts.ts';
 import { PreflightFailure, liveTarget, preflight } from './preflight.ts';
@@ -119,6 +120,7 @@ export async function main(argv: string[]): Promise<number> {
   const collector = new RuleCollector(
     PACKAGE_ROOT,
     run.filter === undefined ? 'skipped' : NOT_SELECTED_BY_FILTER,
+    sourceNameOf,
   );
   const startedAt = new Date();
   const started = performance.now();
@@ -354,7 +356,7 @@ function writeReports(run: CliRun, reportDir: string, summary: Summary, facts: R
   const written: string[] = [];
   // The certificate names the exact contract and the command that re-runs the run.
   const reportFacts = run.reports.includes('certificate')
-    ? { ...facts, ...certificateFacts(run) }
+    ? { ...facts, ...certificateFacts(rerunCommand(run)) }
     : facts;
   for (const format of run.reports) {
     if (format === 'console') continue;

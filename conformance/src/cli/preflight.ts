@@ -1,6 +1,6 @@
 import type { KeyRole, TargetConfig } from '../run/config.ts';
 import { maskSecret } from '../client/redact.ts';
-import type { Target } from '../worlds/targets.ts';
+import type { Target } from '../client/target.ts';
 import { describeUnreachable } from './unreachable.ts';
 import { defaultDialect, type Dialect } from '../binding/dialect.ts';
 

@@ -4,7 +4,7 @@ import type { Exchange } from './exchange.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { SafetyRefusal, UndeclaredWrite } from './safety.ts';
 import type { SpecValidator } from '../contract/spec-validator.ts';
-import type { Target } from '../worlds/targets.ts';
+import type { Target } from './target.ts';
 
 /** A target that records what reaches it and answers 200 {}. */
 function fakeTarget(kind: Target['kind'] = 'live') {

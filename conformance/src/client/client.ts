@@ -1,9 +1,9 @@
-import { ChargedFailure, recordDecided } from '../check/charge.ts';
+import { ChargedFailure, recordDecided } from '../contract/charge.ts';
 import { recordBody, type Exchange } from './exchange.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { SafetyRefusal, UndeclaredWrite, disallowedRecipients, isWrite } from './safety.ts';
 import type { ContractCharge, ContractLayer, SpecValidator } from '../contract/spec-validator.ts';
-import type { Target } from '../worlds/targets.ts';
+import type { Target } from './target.ts';
 import { defaultDialect, type Dialect } from '../binding/dialect.ts';
 
 export interface RequestOptions {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiClient, ApiResponse, RequestOptions } from './client.ts';
 import { recordMadeSecret } from './exchange.ts';
-import type { Target } from '../worlds/targets.ts';
+import type { Target } from './target.ts';
 
 export type Scope = 'follow-owner' | 'one-domain' | 'selected-mailbox';
 

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Exchange, ExchangePart } from './exchange.ts';
-import type { Target } from '../worlds/targets.ts';
+import type { Exchange, ExchangePart } from './exchange-types.ts';
+import type { Target } from './target.ts';
 
 /**
  * How a replay names what it must not print: the target's URLs and the run's secrets, each by

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { packagePath } from '../../../emulator/src/package-root.ts';
+import { packagePath } from '../package-root.ts';
 
 /** Where a rule comes from: the service document itself, or a choice of spec/DECISIONS.md. */
 export type RuleSource = 'documented' | 'decided';

@@ -12,7 +12,7 @@ import {
   type Json,
 } from './documented-contract.ts';
 import { ruleById } from './rules.ts';
-import { packagePath } from '../../../emulator/src/package-root.ts';
+import { packagePath } from '../package-root.ts';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module namespace.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;

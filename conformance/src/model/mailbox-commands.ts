@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { chargeTo, expectAt } from '../check/charge.ts';
+import { chargeTo, expectAt } from '../contract/charge.ts';
 import type { ApiClient } from '../client/client.ts';
 import { expectRefusal, expectSuccess } from './statuses.ts';
 

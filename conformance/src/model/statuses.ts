@@ -3,7 +3,7 @@
  * name (spec/DECISIONS.md D-12, D-20, D-21, D-44): a check asserts the class against the
  * documented rule and the exact code, separately, against the decided one.
  */
-import { expectAt } from '../check/charge.ts';
+import { expectAt } from '../contract/charge.ts';
 
 /** A success of any 2xx status, charged to `ruleId`. */
 export function expectSuccess(ruleId: string, status: number, what: string): void {

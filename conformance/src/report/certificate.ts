@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { CliRun } from '../cli/options.ts';
 import type { ProfileName } from '../run/config.ts';
 import { redactSecrets } from '../client/redact.ts';
 import { chargingTests, harnessNeedsOf, plainText, skipReasons, type RunFacts } from './facts.ts';
 import { RULES_PATH, type RuleSource } from '../contract/rules.ts';
-import { rerunCommand } from '../cli/rerun-command.ts';
 import { RULE_STATUSES, type RuleResult, type RuleStatus, type Summary } from './summary.ts';
-import { packagePath } from '../../../emulator/src/package-root.ts';
+import { canonicalJson } from '../canonical-json.ts';
+import { packagePath } from '../package-root.ts';
 
 /**
  * `certificate.json` (and `certificate.html`, the same for people): what a vendor publishes
@@ -86,14 +85,17 @@ const CANONICALIZATION =
 
 export const SPEC_PATH = packagePath('spec/openapi.yaml');
 
-/** The contract and command facts a certificate adds to a run's facts (cli/main.ts writeReports). */
+/**
+ * The contract and command facts a certificate adds to a run's facts (cli/main.ts writeReports):
+ * `rerun` is the command that repeats the run (cli/rerun-command.ts).
+ */
 export function certificateFacts(
-  run: CliRun,
+  rerun: string,
 ): Required<Pick<RunFacts, 'specSha256' | 'rulesSha256' | 'rerun'>> {
   return {
     specSha256: sha256(readFileSync(SPEC_PATH)),
     rulesSha256: sha256(readFileSync(RULES_PATH)),
-    rerun: rerunCommand(run),
+    rerun,
   };
 }
 
@@ -172,20 +174,6 @@ export function certificateSha256(certificate: object): string {
 /** Whether a parsed certificate.json is as the suite wrote it. */
 export function verifyCertificate(certificate: Certificate): boolean {
   return certificate.integrity?.sha256 === certificateSha256(certificate);
-}
-
-/**
- * JSON with object keys sorted and no whitespace: RFC 8785 for the values a certificate holds
- * (strings, booleans, null, integers), so `jq -jcS` gives the same bytes.
- */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
 }
 
 export function formatCertificateJson(

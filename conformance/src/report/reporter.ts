@@ -1,5 +1,4 @@
 import type { Reporter, TestModule } from 'vitest/node';
-import { sourceNameOf } from '../cli/suite-files.ts';
 import type { TestOutcome } from './summary.ts';
 
 /**
@@ -14,6 +13,11 @@ export class RuleCollector implements Reporter {
     private readonly root: string,
     /** Why a test without a note was skipped (e.g. it did not match --filter). */
     private readonly defaultSkipReason = 'skipped',
+    /**
+     * The name a report gives a check file from its path under `root` (cli/suite-files.ts
+     * `sourceNameOf`: a compiled file is named after its source); unchanged by default.
+     */
+    private readonly nameOf: (relativePath: string) => string = (path) => path,
   ) {}
 
   onTestRunEnd(
@@ -22,7 +26,7 @@ export class RuleCollector implements Reporter {
   ): void {
     for (const module of testModules) {
       const file = module.moduleId.startsWith(this.root)
-        ? sourceNameOf(module.moduleId.slice(this.root.length + 1))
+        ? this.nameOf(module.moduleId.slice(this.root.length + 1))
         : module.moduleId;
       for (const error of module.errors())
         this.problems.push(`${file} did not load: ${error.message}`);

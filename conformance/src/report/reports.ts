@@ -1,4 +1,3 @@
-import type { ReportFormat } from '../cli/options.ts';
 import type { TargetConfig } from '../run/config.ts';
 import { redactSecrets } from '../client/redact.ts';
 import { formatCertificateJson } from './certificate.ts';
@@ -11,11 +10,18 @@ import { formatJUnitReport } from './junit.ts';
 import type { Summary } from './summary.ts';
 
 /**
- * What a report is rendered as: a format of `--report` (`certificate` is two files, its JSON
- * and its HTML), or the console's closing lines alone.
+ * What a report is rendered as: the renderers this folder has. Each format of `--report` is one
+ * or more of them (cli/main.ts REPORT_FILES: `certificate` is two files, its JSON and its HTML),
+ * and `closing` is the console's closing lines alone.
  */
 export type RenderedReport =
-  Exclude<ReportFormat, 'certificate'> | 'closing' | 'certificate-json' | 'certificate-html';
+  | 'console'
+  | 'junit'
+  | 'json'
+  | 'html'
+  | 'closing'
+  | 'certificate-json'
+  | 'certificate-html';
 
 type Render = (
   summary: Summary,

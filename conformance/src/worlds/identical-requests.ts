@@ -8,7 +8,7 @@
  * 4.8-R4); which folder holds sent copies is the target's (D-48 chose sent), so the folder is
  * the one the answers name.
  */
-import { expectAt } from '../check/charge.ts';
+import { expectAt } from '../contract/charge.ts';
 import type { EmailDetail, World } from './send-world.ts';
 
 /**

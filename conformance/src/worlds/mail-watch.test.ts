@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiClient, ContractViolation, type ApiResponse } from '../client/client.ts';
 import type { SpecValidator } from '../contract/spec-validator.ts';
-import type { Target } from './targets.ts';
+import type { Target } from '../client/target.ts';
 import { MailWatch, type ListedEmail } from './mail-watch.ts';
 
 /** A mailbox the fake target lists: what it holds now, and how many listings were asked. */

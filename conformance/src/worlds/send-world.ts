@@ -10,8 +10,8 @@
  * code and field are the decided part, charged to the D-rule that chose them.
  */
 import { randomBytes } from 'node:crypto';
-import { expectAt } from '../check/charge.ts';
-import { MissingCapability, type CheckContext } from '../check/check.ts';
+import { expectAt } from '../contract/charge.ts';
+import { MissingCapability, type CheckContext } from './context.ts';
 import type { ApiResponse } from '../client/client.ts';
 import { ControlClient, createTenant, type InboundEmail } from '../client/control-client.ts';
 import { MailWatch } from './mail-watch.ts';

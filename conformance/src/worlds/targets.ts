@@ -1,53 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createApp, defaultDeps } from '../../../emulator/src/app.ts';
-import { loadBindingFile } from '../../../emulator/src/binding/load.ts';
-import { httpConnector, type Connector } from '../../../emulator/src/webhooks/connector.ts';
-import type { Resolver } from '../../../emulator/src/webhooks/endpoint-guard.ts';
 import {
-  DEFAULT_DELIVERY_TIMEOUT_MS,
-  type KeyRole,
-  type Need,
-  type TargetConfig,
-} from '../run/config.ts';
+  httpConnector,
+  inProcessEmulator,
+  type Connector,
+  type Resolver,
+} from '../../../emulator/src/in-process.ts';
+import type { Target } from '../client/target.ts';
+import { DEFAULT_DELIVERY_TIMEOUT_MS, type TargetConfig } from '../run/config.ts';
 import { offeredNeeds } from '../run/profiles.ts';
-
-/**
- * Something that answers the API: the emulator in this process (no socket), or a live
- * deployment reached over HTTP. Checks see only this interface, so one suite serves both.
- */
-export interface Target {
-  readonly kind: TargetConfig['kind'];
-  /** `{base_url}` (§1): the full versioned endpoint, ending in /openapi/v1. */
-  readonly baseUrl: string;
-  /** `{origin}` (§1): scheme and host. */
-  readonly origin: string;
-  readonly apiKey: string | undefined;
-  /** A key of another owner (`--second-api-key`), when one was given. */
-  readonly secondApiKey?: string;
-  /** Every key given, by role (`--key`; `--api-key` and `--second-api-key` included). */
-  readonly keys?: Readonly<Partial<Record<KeyRole, string>>>;
-  /** Addresses on the target's suppression list (`--suppressed`). */
-  readonly suppressed?: readonly string[];
-  /** The receiver a webhook made in the target's dashboard points at (`--webhook-*`). */
-  readonly webhook?: NonNullable<Extract<TargetConfig, { kind: 'live' }>['webhook']>;
-  /** How long sent mail may take to arrive before a check fails (`--delivery-timeout`). */
-  readonly deliveryTimeoutMs: number;
-  /** The `--mailbox` addresses: against a live target, mail goes to no other (client.ts). */
-  readonly mailboxes?: readonly string[];
-  /** The emulator's control plane (the dashboard's stand-in), when the target has one. */
-  readonly control: { baseUrl: string; token: string } | undefined;
-  /**
-   * The public host name the in-process emulator reaches the suite's loopback receiver by: it
-   * refuses local webhook addresses as a deployment does (§2.5), and its injected resolver and
-   * connector lead this one name to this machine. Unset: a receiver's URL is used as it is.
-   */
-  readonly receiverHost?: string;
-  /** How long the target waits for a webhook receiver, when known (D-30 says 10 s). */
-  readonly webhookTimeoutMs?: number;
-  /** What this target offers among the needs checks may declare. */
-  readonly offers: ReadonlySet<Need>;
-  fetch(request: Request): Promise<Response>;
-}
 
 /** The delivery deadline of the in-process emulator (`--webhook-timeout-ms`). */
 const IN_PROCESS_WEBHOOK_TIMEOUT_MS = 400;
@@ -83,21 +43,19 @@ export function createTarget(config: TargetConfig): Target {
     // are real); the suite's receiver on this machine is reached by a public name its resolver
     // and connector lead here. A short delivery deadline, so the time-out check takes
     // milliseconds, not 10 s.
-    const app = createApp(
-      defaultDeps({
-        controlToken,
-        allowLoopbackWebhooks: false,
-        resolver: receiverResolver,
-        connector: receiverConnector,
-        webhookTimeoutMs: IN_PROCESS_WEBHOOK_TIMEOUT_MS,
-        // Its made-up origin is a name, so it is served as `--allowed-hosts` would (D-66).
-        hosts: { allowed: [new URL(IN_PROCESS_ORIGIN).hostname] },
-        logError: () => {},
-        // `--emulator-binding`: the emulator speaks another deployment's names; the suite
-        // learns them as from any target, from the document it publishes.
-        ...(config.binding === undefined ? {} : { binding: loadBindingFile(config.binding) }),
-      }),
-    );
+    const emulator = inProcessEmulator({
+      controlToken,
+      allowLoopbackWebhooks: false,
+      resolver: receiverResolver,
+      connector: receiverConnector,
+      webhookTimeoutMs: IN_PROCESS_WEBHOOK_TIMEOUT_MS,
+      // Its made-up origin is a name, so it is served as `--allowed-hosts` would (D-66).
+      hosts: { allowed: [new URL(IN_PROCESS_ORIGIN).hostname] },
+      logError: () => {},
+      // `--emulator-binding`: the emulator speaks another deployment's names; the suite
+      // learns them as from any target, from the document it publishes.
+      ...(config.binding === undefined ? {} : { bindingFile: config.binding }),
+    });
     return {
       kind: 'emulator',
       baseUrl: `${IN_PROCESS_ORIGIN}/openapi/v1`,
@@ -108,7 +66,7 @@ export function createTarget(config: TargetConfig): Target {
       receiverHost: RECEIVER_HOST,
       webhookTimeoutMs: IN_PROCESS_WEBHOOK_TIMEOUT_MS,
       deliveryTimeoutMs: DEFAULT_DELIVERY_TIMEOUT_MS,
-      fetch: async (request) => app.fetch(request),
+      fetch: (request) => emulator.fetch(request),
     };
   }
   const baseUrl = config.baseUrl.replace(/\/+$/, '');

@@ -7,7 +7,7 @@
  *     await chargeTo('D-22', async () => { ... several assertions of one rule ... });
  */
 import { expect } from 'vitest';
-import { ruleById } from '../contract/rules.ts';
+import { ruleById } from './rules.ts';
 
 /** A failure charged to exactly one rule of conformance/rules.yaml. */
 export class ChargedFailure extends Error {
