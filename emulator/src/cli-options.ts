@@ -6,6 +6,7 @@ import { MAX_DELIVERY_DELAY_MS } from './services/local-delivery.ts';
 import { DEFAULT_SMTP_LIMITS, type SmtpLimits } from './smtp/smtp-limits.ts';
 import type { AllowedHosts } from './http/host-check.ts';
 import { packagePath } from './package-root.ts';
+import { HELP_FLAG, defaultOf, helpOptions, parseArgsOptions, type Flag } from './flag-table.ts';
 
 /** The demo data `mailtwin serve` starts with unless told otherwise. */
 export const DEFAULT_FIXTURES = packagePath('fixtures/demo.json');
@@ -46,87 +47,6 @@ export interface ServeOptions {
   responseCache: boolean;
 }
 
-export const SERVE_HELP = `Usage: mailtwin serve [options]
-
-Starts the Email Service API emulator, loads the demo data into an empty store, and prints
-the addresses to use, ending with KEY=value lines a script can read (MAILTWIN_BASE_URL,
-MAILTWIN_API_KEY, MAILTWIN_CONTROL_URL, MAILTWIN_CONTROL_TOKEN).
-
-Options:
-  --port <n>                 TCP port (default 4025; 0 picks a free port, printed in the banner)
-  --host <addr>              Address to listen on (default 127.0.0.1). Any other than a
-                             loopback address lets other machines reach the emulator, its demo
-                             key and its control plane: the banner warns
-  --allowed-hosts <names>    Host names to answer besides localhost, *.localhost, IP addresses
-                             and --host (comma-separated or repeated; .example.test allows it
-                             and every name under it). Requests naming another Host get 403
-                             host_not_allowed, so a web page cannot reach the emulator by DNS
-                             rebinding (D-66). all (or true) answers every Host: not safe while
-                             a browser runs on this machine
-  --db <path>                Keep data in this SQLite file (default: in memory, lost on exit).
-                             A file that already holds data is used as is; the demo is loaded
-                             only into an empty store. The file is locked while the emulator runs
-  --fixtures <path>          Fixture to load into an empty store (default: the bundled
-                             fixtures/demo.json; format: fixtures/fixture.schema.json)
-  --no-demo                  Start empty: load no fixture
-  --control-token <token>    Bearer token of the control plane /_mailtwin/v1 (default: random,
-                             printed in the banner)
-  --allow-loopback-webhooks  Accept webhook targets on loopback addresses, for a receiver
-                             running on this machine
-  --max-request-bytes <n>    The platform's request size limit to model (default 26214400,
-                             25 MiB; spec/DECISIONS.md D-27); larger requests get 413
-  --webhook-timeout-ms <n>   How long a webhook delivery attempt may take before it counts as
-                             failed (default 10000; D-30)
-  --rate-limit <n>/<window>  Allow each API key n requests in any window, e.g. 100/1m, 10/1s,
-                             5000/1h (window: whole s, m or h, 1s to 24h; n: 1 to 1000000).
-                             Beyond it the API answers 429 rate_limited with Retry-After
-                             (default: no limit; D-38)
-  --delivery-delay-ms <n>    Mail sent (send, reply, forward) to a mailbox of the emulator
-                             reaches it, and fires its email.received webhooks, n ms after the
-                             send answers, so clients rehearse polling (0 to 3600000; default
-                             0, at once). The sender's sent copy and inbound mail of the control
-                             plane are never delayed. Counted on the emulator's clock: moving it
-                             forward delivers what fell due. Mail still on its way when mailtwin
-                             stops is lost, even with --db
-  --smtp-port <n>            Take mail for the emulator's mailboxes over SMTP on this port
-                             (default 2525; 0 picks a free one, as does --port 0 unless
-                             --smtp-port is given), printed as MAILTWIN_SMTP_URL. It arrives as
-                             the control plane's inbound mail does; an unknown recipient gets
-                             550 5.1.1, a message over --max-request-bytes 552 (one sent
-                             without SIZE= is read to its end but not kept)
-  --smtp-max-clients <n>     SMTP connections served at once (default 20; 1 to 10000); one
-                             more is answered 421 and closed
-  --smtp-data-timeout-ms <n> How long sending one message (DATA) may take before the connection
-                             gets 421 4.4.2 and is closed (default 60000; 1 to 86400000)
-  --smtp-session-timeout-ms <n>
-                             How long one SMTP connection may last, however busy, before it
-                             gets 421 4.4.2 and is closed (default 600000; 1 to 86400000)
-  --no-smtp                  Start no SMTP ingress
-  --binding <file>           Speak a deployment's dialect (spec/binding.schema.json, YAML or
-                             JSON; entries not given are spec/bindings/decisions.yaml's): its
-                             list array, record and request field names, folder names, success
-                             statuses and answers, error statuses and codes, webhook data names,
-                             in requests, answers, /openapi/openapi.json and the docs. Rules and
-                             stored data are unchanged (default: spec/DECISIONS.md's own names)
-  --contract <url or file>   Infer the binding from a deployment's published OpenAPI document
-                             (e.g. https://mail.example.com/openapi/openapi.json; fetched with a
-                             10 s time-out) and speak it; an ambiguous entry stops the start
-                             (exit 2) with its candidates: write a --binding file instead
-                             (mailtwin binding --from <url>)
-  --log <text|json>          After the banner, one line per API or control-plane request
-                             (method, path, status, ms, key name), per email delivered to a
-                             mailbox here and per webhook attempt (status, ms, signature):
-                             text (the default) or JSON lines for tools
-  --quiet                    No request log: print the banner only
-  --no-response-cache        Compute every GET afresh instead of serving a repeated one's
-                             answer, kept until the next write, again (answers are the same;
-                             for measuring what the cache saves)
-  -h, --help                 Show this help
-
-Exit status: 2 on bad configuration (a bad flag, an unreadable or invalid fixture, a database
-that cannot be opened, a port that cannot be listened on), with the reason on stderr.
-`;
-
 export const MAIN_HELP = `Usage: mailtwin <command> [options]
 
 Commands:
@@ -153,31 +73,7 @@ export function parseServeOptions(
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'allowed-hosts': { type: 'string', multiple: true },
-        db: { type: 'string' },
-        fixtures: { type: 'string' },
-        'no-demo': { type: 'boolean' },
-        'control-token': { type: 'string' },
-        'allow-loopback-webhooks': { type: 'boolean' },
-        'max-request-bytes': { type: 'string' },
-        'webhook-timeout-ms': { type: 'string' },
-        'rate-limit': { type: 'string' },
-        'delivery-delay-ms': { type: 'string' },
-        log: { type: 'string' },
-        quiet: { type: 'boolean' },
-        'smtp-port': { type: 'string' },
-        'no-smtp': { type: 'boolean' },
-        'no-response-cache': { type: 'boolean' },
-        'smtp-max-clients': { type: 'string' },
-        'smtp-data-timeout-ms': { type: 'string' },
-        'smtp-session-timeout-ms': { type: 'string' },
-        binding: { type: 'string' },
-        contract: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: parseArgsOptions(SERVE_FLAGS),
     });
   } catch (error) {
     throw new UsageError(describeParseError(error as Error & { code?: string }));
@@ -198,10 +94,10 @@ export function parseServeOptions(
       throw new UsageError(`--no-smtp and --${flag} cannot be used together`);
     }
   }
-  const port = parsePort(values.port ?? '4025');
+  const port = parsePort(values.port ?? defaultOf(SERVE_FLAGS, 'port'));
   return {
     port,
-    host: requireValue('--host', values.host ?? '127.0.0.1'),
+    host: requireValue('--host', values.host ?? defaultOf(SERVE_FLAGS, 'host')),
     allowedHosts: parseAllowedHosts(values['allowed-hosts'] ?? []),
     db:
       values.db === undefined || values.db === ':memory:'
@@ -218,10 +114,14 @@ export function parseServeOptions(
     maxRequestBytes: parseByteCount(
       values['max-request-bytes'] ?? String(DEFAULT_MAX_REQUEST_BYTES),
     ),
-    webhookTimeoutMs: parseTimeout(values['webhook-timeout-ms'] ?? '10000'),
+    webhookTimeoutMs: parseTimeout(
+      values['webhook-timeout-ms'] ?? defaultOf(SERVE_FLAGS, 'webhook-timeout-ms'),
+    ),
     rateLimit: values['rate-limit'] === undefined ? null : parseRateLimit(values['rate-limit']),
-    deliveryDelayMs: parseDeliveryDelay(values['delivery-delay-ms'] ?? '0'),
-    log: values.quiet ? null : parseLogFormat(values.log ?? 'text'),
+    deliveryDelayMs: parseDeliveryDelay(
+      values['delivery-delay-ms'] ?? defaultOf(SERVE_FLAGS, 'delivery-delay-ms'),
+    ),
+    log: values.quiet ? null : parseLogFormat(values.log ?? defaultOf(SERVE_FLAGS, 'log')),
     // --port 0 (tests, several instances at once) picks a free SMTP port too.
     binding:
       values.binding === undefined ? null : resolve(cwd, requireValue('--binding', values.binding)),
@@ -282,6 +182,9 @@ export const DEFAULT_SMTP_PORT = 2525;
 
 /** D-27's default: 25 MiB. */
 export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;
+
+/** D-30's default: a delivery attempt may take 10 s. */
+const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;
 
 function parseTimeout(raw: string): number {
   if (!/^\d{1,7}$/.test(raw) || Number(raw) < 1) {
@@ -394,3 +297,185 @@ function parseToken(raw: string): string {
   }
   return raw;
 }
+
+/**
+ * Every flag of `mailtwin serve`, written once: the parser, `--help` and the table of
+ * docs/serve.md are made from it (flag-table.ts); the names are a contract kept for every release.
+ */
+export const SERVE_FLAGS = [
+  {
+    name: 'port',
+    type: 'string',
+    value: '<n>',
+    default: '4025',
+    description: 'TCP port; 0 picks a free one, printed in the banner',
+  },
+  {
+    name: 'host',
+    type: 'string',
+    value: '<addr>',
+    default: '127.0.0.1',
+    description:
+      'Address to listen on. Any other than a loopback address lets other machines reach the emulator, its demo key and its control plane: the banner warns',
+  },
+  {
+    name: 'allowed-hosts',
+    type: 'string[]',
+    value: '<names>',
+    description:
+      'Host names to answer besides localhost, *.localhost, IP addresses and --host (comma-separated or repeated; .example.test allows it and every name under it). Requests naming another Host get 403 host_not_allowed, so a web page cannot reach the emulator by DNS rebinding (D-66). all (or true) answers every Host, which is not safe while a browser runs on this machine (the banner warns)',
+  },
+  {
+    name: 'db',
+    type: 'string',
+    value: '<path>',
+    unset: 'in memory, lost on exit',
+    description:
+      'Keep the data in this SQLite file. A file that already holds data is used as is: the fixture loads only into an empty store. The file is held with an exclusive lock while the emulator runs (read it with sqlite3 after a stop)',
+  },
+  {
+    name: 'fixtures',
+    type: 'string',
+    value: '<path>',
+    unset: 'the bundled fixtures/demo.json',
+    description:
+      'Fixture to load into an empty store (format: fixtures/fixture.schema.json; .eml paths relative to the file)',
+  },
+  {
+    name: 'no-demo',
+    type: 'boolean',
+    description: 'Start empty: load no fixture',
+  },
+  {
+    name: 'control-token',
+    type: 'string',
+    value: '<token>',
+    unset: 'random',
+    description:
+      'Bearer token of the control plane /_mailtwin/v1, printed in the banner as MAILTWIN_CONTROL_TOKEN',
+  },
+  {
+    name: 'allow-loopback-webhooks',
+    type: 'boolean',
+    unset: 'off; on in npm start',
+    description:
+      'Accept webhook targets on loopback addresses, for a receiver running on this machine',
+  },
+  {
+    name: 'max-request-bytes',
+    type: 'string',
+    value: '<n>',
+    default: String(DEFAULT_MAX_REQUEST_BYTES),
+    defaultNote: '25 MiB',
+    description:
+      "The hosting platform's request size limit the emulator models (D-27); larger requests get 413 request_too_large",
+  },
+  {
+    name: 'webhook-timeout-ms',
+    type: 'string',
+    value: '<n>',
+    default: String(DEFAULT_WEBHOOK_TIMEOUT_MS),
+    description: 'How long one webhook delivery attempt may take before it counts as failed (D-30)',
+  },
+  {
+    name: 'rate-limit',
+    type: 'string',
+    value: '<n>/<window>',
+    unset: 'no limit',
+    description:
+      'Allow each API key n requests in any sliding window, e.g. 100/1m, 10/1s, 5000/1h (window: whole s, m or h, 1s to 24h; n: 1 to 1000000). Beyond it the API answers 429 rate_limited with Retry-After (D-38)',
+  },
+  {
+    name: 'delivery-delay-ms',
+    type: 'string',
+    value: '<n>',
+    default: '0',
+    defaultNote: 'at once',
+    description:
+      "Mail sent (send, reply, forward) to a mailbox of the emulator reaches it, and fires its email.received webhooks, n ms after the send answers, so clients rehearse polling (0 to 3600000). The sender's sent copy and the control plane's inbound mail are never delayed. Counted on the emulator's clock: moving it forward delivers what fell due. Mail still on its way when mailtwin stops is lost, even with --db",
+  },
+  {
+    name: 'smtp-port',
+    type: 'string',
+    value: '<n>',
+    default: String(DEFAULT_SMTP_PORT),
+    defaultNote: 'a free one with --port 0',
+    description:
+      "Take mail for the emulator's mailboxes over SMTP on this port (0 picks a free one), printed as MAILTWIN_SMTP_URL. It arrives as the control plane's inbound mail does; an unknown recipient gets 550 5.1.1, a message over --max-request-bytes 552 (one sent without SIZE= is read to its end but not kept)",
+  },
+  {
+    name: 'smtp-max-clients',
+    type: 'string',
+    value: '<n>',
+    default: String(DEFAULT_SMTP_LIMITS.maxClients),
+    description:
+      'SMTP connections served at once (1 to 10000); one more is answered 421 and closed',
+  },
+  {
+    name: 'smtp-data-timeout-ms',
+    type: 'string',
+    value: '<n>',
+    default: String(DEFAULT_SMTP_LIMITS.dataTimeoutMs),
+    description:
+      'How long sending one message (DATA) may take before the connection gets 421 4.4.2 and is closed (1 to 86400000)',
+  },
+  {
+    name: 'smtp-session-timeout-ms',
+    type: 'string',
+    value: '<n>',
+    default: String(DEFAULT_SMTP_LIMITS.sessionTimeoutMs),
+    description:
+      'How long one SMTP connection may last, however busy, before it gets 421 4.4.2 and is closed (1 to 86400000)',
+  },
+  {
+    name: 'no-smtp',
+    type: 'boolean',
+    description: 'Start no SMTP ingress',
+  },
+  {
+    name: 'binding',
+    type: 'string',
+    value: '<file>',
+    unset: "spec/DECISIONS.md's own names",
+    description:
+      "Speak a deployment's dialect (spec/binding.schema.json, YAML or JSON; entries not given are spec/bindings/decisions.yaml's): its list array, record and request field names, folder names, success statuses and answers, error statuses and codes, webhook data names, in requests, answers, /openapi/openapi.json and the docs. Rules and stored data are unchanged",
+  },
+  {
+    name: 'contract',
+    type: 'string',
+    value: '<url or file>',
+    description:
+      "Infer the binding from a deployment's published OpenAPI document (e.g. https://mail.example.com/openapi/openapi.json; fetched with a 10 s time-out) and speak it; an ambiguous entry stops the start (exit 2) with its candidates: write a --binding file instead (mailtwin binding --from <url>)",
+  },
+  {
+    name: 'log',
+    type: 'string',
+    value: '<text|json>',
+    default: 'text',
+    description:
+      'After the banner, one line per API or control-plane request (method, path, status, ms, key name), per email delivered to a mailbox here and per webhook attempt (status, ms, signature): text, or JSON lines for tools',
+  },
+  {
+    name: 'quiet',
+    type: 'boolean',
+    description: 'No request log: print the banner only',
+  },
+  {
+    name: 'no-response-cache',
+    type: 'boolean',
+    description:
+      "Compute every GET afresh instead of serving a repeated one's answer, kept until the next write, again (answers are the same; for measuring what the cache saves)",
+  },
+  HELP_FLAG,
+] as const satisfies readonly Flag[];
+
+export const SERVE_HELP = `Usage: mailtwin serve [options]
+
+Starts the Email Service API emulator, loads the demo data into an empty store, and prints
+the addresses to use, ending with KEY=value lines a script can read (MAILTWIN_BASE_URL,
+MAILTWIN_API_KEY, MAILTWIN_CONTROL_URL, MAILTWIN_CONTROL_TOKEN).
+
+${helpOptions(SERVE_FLAGS)}
+Exit status: 2 on bad configuration (a bad flag, an unreadable or invalid fixture, a database
+that cannot be opened, a port that cannot be listened on), with the reason on stderr.
+`;

@@ -57,6 +57,16 @@ export function parseArgsOptions<const T extends readonly Flag[]>(flags: T): Opt
   return options as OptionsOf<T>;
 }
 
+/** The table's default of a flag that has one, for the parser to fall back on. */
+export function defaultOf<const T extends readonly Flag[]>(
+  flags: T,
+  name: T[number]['name'],
+): string {
+  const value = flags.find((flag) => flag.name === name)?.default;
+  if (value === undefined) throw new Error(`--${name} has no default in its table`);
+  return value;
+}
+
 /** `--port <n>`, as help and docs name a flag. */
 export function flagUsage(flag: Flag): string {
   return `--${flag.name}${flag.value === undefined ? '' : ` ${flag.value}`}`;
@@ -105,7 +115,7 @@ export function helpOptions(flags: readonly Flag[]): string {
     for (const flag of listed.filter((f) => f.group === group)) {
       const usage = `  ${flagUsage(flag)}`;
       const body = wrap(`${flag.description}${helpDefault(flag)}`, HELP_WIDTH - NAME_WIDTH);
-      if (usage.length >= NAME_WIDTH) out.push(usage);
+      if (usage.length > NAME_WIDTH - 2) out.push(usage);
       else out.push(`${usage.padEnd(NAME_WIDTH)}${body.shift() ?? ''}`);
       for (const line of body) out.push(`${' '.repeat(NAME_WIDTH)}${line}`);
     }

@@ -8,7 +8,14 @@ import {
   type TargetConfig,
 } from '../run/config.ts';
 import { PROFILES, PROFILE_NAMES, isProfileName } from '../run/profiles.ts';
-import { HELP_FLAG, helpOptions, parseArgsOptions, wrap, type Flag } from './flag-table.ts';
+import {
+  HELP_FLAG,
+  defaultOf,
+  helpOptions,
+  parseArgsOptions,
+  wrap,
+  type Flag,
+} from './flag-table.ts';
 
 export const REPORT_FORMATS = ['console', 'junit', 'json', 'html', 'certificate'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
@@ -20,7 +27,8 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 20_000;
 export const LIVE_DEFAULT_MAX_RPS = 20;
 
 const TARGET = 'Target';
-const BINDING = 'Binding (the names a deployment chose where the service document says "not shown")';
+const BINDING =
+  'Binding (the names a deployment chose where the service document says "not shown")';
 const RUN = 'Run';
 const REPORTS = 'Reports';
 
@@ -217,8 +225,7 @@ export const CONFORMANCE_FLAGS = [
     type: 'string',
     value: '<text>',
     unset: 'all checks',
-    description:
-      'Only checks whose name contains the text (the others are reported as skipped)',
+    description: 'Only checks whose name contains the text (the others are reported as skipped)',
     group: RUN,
   },
   {
@@ -330,7 +337,7 @@ export function parseConformanceArgs(
     throw new ConfigurationError((error as Error).message);
   }
   if (values.help) return 'help';
-  const profileName = values.profile ?? 'full';
+  const profileName = values.profile ?? defaultOf(CONFORMANCE_FLAGS, 'profile');
   if (!isProfileName(profileName)) {
     throw new ConfigurationError(
       `--profile must be one of ${PROFILE_NAMES.join(', ')}, got "${profileName}"`,
@@ -620,8 +627,8 @@ function rate(raw: string): number | null {
   return Number(raw) === 0 ? null : Number(raw);
 }
 
-function reportList(raw: string | undefined): ReportFormat[] {
-  if (raw === undefined) return ['console'];
+function reportList(given: string | undefined): ReportFormat[] {
+  const raw = given ?? defaultOf(CONFORMANCE_FLAGS, 'report');
   const formats = raw.split(',').map((part) => part.trim());
   const unknown = formats.filter(
     (format) => !(REPORT_FORMATS as readonly string[]).includes(format),
@@ -635,7 +642,7 @@ function reportList(raw: string | undefined): ReportFormat[] {
 }
 
 function reportDir(raw: string | undefined): string {
-  if (raw === undefined) return 'conformance-report';
+  if (raw === undefined) return defaultOf(CONFORMANCE_FLAGS, 'report-dir');
   if (raw.trim() === '') throw new ConfigurationError('--report-dir must not be empty');
   return raw;
 }
