@@ -19,6 +19,8 @@ export interface ChildServer {
   origin: string;
   pid: number;
   stop: () => Promise<void>;
+  /** What the child wrote to stderr so far (after `stop`, all of it). */
+  stderr: () => string;
 }
 
 /**
@@ -30,12 +32,13 @@ export async function startChild(
   args: string[],
   readyPath: string,
   headers: Record<string, string> = {},
+  env: Record<string, string> = {},
 ): Promise<ChildServer> {
   const port = await freePort();
   const child = spawn(
     command,
     args.map((a) => a.replaceAll('{port}', String(port))),
-    { stdio: ['ignore', 'ignore', 'pipe'] },
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, ...env } },
   );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -48,7 +51,14 @@ export async function startChild(
       async (r) => (await r.arrayBuffer(), r.status === 200),
       () => false,
     );
-    if (ok) return { origin, pid: child.pid as number, stop: () => stopChild(child) };
+    if (ok) {
+      return {
+        origin,
+        pid: child.pid as number,
+        stop: () => stopChild(child),
+        stderr: () => stderr,
+      };
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
   await stopChild(child);
@@ -58,7 +68,7 @@ export async function startChild(
 function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
+    child.once('close', () => resolve());
     child.kill('SIGTERM');
   });
 }

@@ -6,6 +6,7 @@ import { cpus } from 'node:os';
 import { benchConformance } from './conformance.bench.ts';
 import { benchContract } from './contract.bench.ts';
 import { benchDbList, benchHttpList } from './http-list.bench.ts';
+import { benchMix } from './mix.bench.ts';
 import { benchReadSide } from './read-side.bench.ts';
 import { benchSendSide } from './send-side.bench.ts';
 import { benchStall } from './stall.bench.ts';
@@ -23,6 +24,7 @@ const SECTIONS: [
   ['startup', 'Start-up (issue 18 item 2)', benchStartup],
   ['list', 'List throughput over HTTP against its ceilings (issue 18 item 1)', benchHttpList],
   ['db', 'A --db file at scale: deep pages and memory (issue 18 items 1 and 4)', benchDbList],
+  ['mix', 'A client-like mix against the ceiling and prism mock (issue 31 item 1)', benchMix],
   ['contract', 'Contract and docs', benchContract],
   ['read', 'Read side (§4.2) at 100k emails in one mailbox', benchReadSide],
   ['send', 'Send side (§4.3) and attachments (§8)', benchSendSide],

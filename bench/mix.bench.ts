@@ -1,0 +1,325 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { createServices, defaultDeps } from '../emulator/src/app.ts';
+import { openStore } from '../emulator/src/store/store.ts';
+import { fillMailbox, seeded, vocabulary } from './corpus.ts';
+import { startChild, type ChildServer } from './processes.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MAILTWIN = join(ROOT, 'bin/mailtwin.js');
+const PRISM = join(ROOT, 'node_modules/.bin/prism');
+const SAME_BYTES = join(ROOT, 'bench/same-bytes-server.ts');
+const DEMO_SECRET = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
+/** `MIX_SECONDS=3 npm run bench -- mix` for a quicker, noisier look. */
+const SECONDS = Number(process.env.MIX_SECONDS ?? 10);
+const CONNECTIONS = 50;
+const FOLDERS = ['inbox', 'archive', 'sent', 'spam', 'trash'];
+const LIMITS = ['10', '20', '25', '50', '100'];
+
+/** One request of the mix, path below the API's base path (`/emails?…`). */
+export interface MixRequest {
+  kind: 'list' | 'detail' | 'patch';
+  method: 'GET' | 'PATCH';
+  path: string;
+  body?: string;
+}
+
+/**
+ * A client-like mix (issue 31 item 1), the same for every seed: 80% `GET /emails` over the
+ * given mailboxes with varied `q`, `folder`, `read`, `starred` and `limit`; 10% `GET
+ * /emails/{id}`; 10% `PATCH` of the read flag, so caches are emptied as a client's writes would.
+ */
+export function clientMix(
+  mailboxes: string[],
+  ids: string[],
+  words: string[],
+  count = 2000,
+  seed = 31,
+): MixRequest[] {
+  const random = seeded(seed);
+  const pick = <T>(list: T[]): T => list[Math.floor(random() * list.length)] as T;
+  const mix: MixRequest[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const r = random();
+    if (r < 0.8) {
+      const query = new URLSearchParams({ mailbox: pick(mailboxes) });
+      if (random() < 0.4)
+        query.set('q', random() < 0.25 ? `${pick(words)} ${pick(words)}` : pick(words));
+      if (random() < 0.35) query.set('folder', pick(FOLDERS));
+      if (random() < 0.25) query.set('read', random() < 0.5 ? 'true' : 'false');
+      if (random() < 0.2) query.set('starred', random() < 0.5 ? 'true' : 'false');
+      if (random() < 0.5) query.set('limit', pick(LIMITS));
+      mix.push({ kind: 'list', method: 'GET', path: `/emails?${query}` });
+    } else if (r < 0.9) {
+      mix.push({ kind: 'detail', method: 'GET', path: `/emails/${pick(ids)}` });
+    } else {
+      mix.push({
+        kind: 'patch',
+        method: 'PATCH',
+        path: `/emails/${pick(ids)}`,
+        body: JSON.stringify({ read: random() < 0.5 }),
+      });
+    }
+  }
+  return mix;
+}
+
+/** The mix's make-up, as printed beside its figures. */
+export function describeMix(mix: MixRequest[]): string {
+  const lists = mix.filter((m) => m.kind === 'list');
+  const share = (n: number, of = mix.length) => `${Math.round((100 * n) / of)}%`;
+  const having = (name: string) =>
+    share(
+      lists.filter((m) => new URL(m.path, 'http://x').searchParams.has(name)).length,
+      lists.length,
+    );
+  return (
+    `${mix.length} requests in turn: ${share(lists.length)} GET /emails (${new Set(lists.map((m) => m.path)).size} distinct URLs over ` +
+    `${new Set(lists.map((m) => new URL(m.path, 'http://x').searchParams.get('mailbox'))).size} mailboxes; ` +
+    `q in ${having('q')}, folder ${having('folder')}, read ${having('read')}, starred ${having('starred')}, limit ${having('limit')}), ` +
+    `${share(mix.filter((m) => m.kind === 'detail').length)} GET /emails/{id}, ` +
+    `${share(mix.filter((m) => m.kind === 'patch').length)} PATCH /emails/{id} {"read": …}`
+  );
+}
+
+interface MixResult {
+  rps: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Runs `mix` in turn over `CONNECTIONS` connections against `origin + base`. */
+async function runMix(
+  origin: string,
+  base: string,
+  mix: MixRequest[],
+  auth: string,
+): Promise<MixResult> {
+  let next = 0;
+  const result = await autocannon({
+    url: origin,
+    duration: SECONDS,
+    connections: CONNECTIONS,
+    requests: [
+      {
+        setupRequest: (request) => {
+          const m = mix[next++ % mix.length] as MixRequest;
+          const headers: Record<string, string> = { authorization: `Bearer ${auth}` };
+          if (m.body !== undefined) headers['content-type'] = 'application/json';
+          return {
+            ...request,
+            method: m.method,
+            path: `${base}${m.path}`,
+            headers,
+            ...(m.body === undefined ? {} : { body: m.body }),
+          };
+        },
+      },
+    ],
+  });
+  return {
+    rps: result.requests.average,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+/** Every email id a key sees in `mailboxes` (first pages), and the words of their subjects. */
+async function sample(origin: string, auth: string, mailboxes: string[]) {
+  const ids: string[] = [];
+  const words = new Set<string>();
+  for (const mailbox of mailboxes) {
+    const r = await fetch(`${origin}/openapi/v1/emails?mailbox=${mailbox}&limit=100`, {
+      headers: { Authorization: `Bearer ${auth}` },
+    });
+    const body = (await r.json()) as { emails: { id: string; subject: string }[] };
+    for (const email of body.emails) {
+      ids.push(email.id);
+      for (const word of email.subject.toLowerCase().split(/[^\p{L}\p{N}]+/u))
+        if (word.length >= 3) words.add(word);
+    }
+  }
+  return { ids, words: [...words] };
+}
+
+function cacheCounts(server: ChildServer): string {
+  const m = /response cache (\d+) hits, (\d+) misses/.exec(server.stderr());
+  if (m === null) return 'cache hit ratio unknown';
+  const hits = Number(m[1]);
+  const misses = Number(m[2]);
+  return `cache hit ratio ${(hits / Math.max(1, hits + misses)).toFixed(2)} (${hits} hits of ${hits + misses} GETs passed to it)`;
+}
+
+const fmt = (r: MixResult) =>
+  `${r.rps.toFixed(0)} req/s, p99 ${r.p99Ms} ms${r.non2xx > 0 || r.errors > 0 ? ` (non-2xx ${r.non2xx}, errors ${r.errors})` : ''}`;
+
+/** A `--db` file with one mailbox of 10,000 emails and a follow-owner key; returns its secret. */
+function tenThousand(file: string): { secret: string; mailbox: string } {
+  const store = openStore(file);
+  const deps = defaultDeps({ store, logError: () => {} });
+  const services = createServices(deps);
+  const owner = services.directory.createOwner({ name: 'Bench' });
+  const mailbox = services.directory.createMailbox({ address: 'ten@bench.test' }).address;
+  services.directory.grant(owner.id, mailbox);
+  const { secret } = services.directory.createKey({
+    ownerId: owner.id,
+    name: 'bench',
+    scope: 'follow-owner',
+  });
+  const { pick } = vocabulary(seeded(7));
+  fillMailbox(store, deps.ids, mailbox, 10_000, pick);
+  store.close();
+  return { secret, mailbox };
+}
+
+/**
+ * Issue 31 item 1: the client-like mix against the bare route serving one list answer (the
+ * stack's ceiling), `prism mock` of the spec, and `mailtwin serve` over the demo data and over
+ * a `--db` mailbox of 10,000 emails, each with its response cache on and off; one run, all on
+ * the same cores as autocannon, so only the ratios mean something.
+ */
+export async function benchMix(print: (line: string) => void): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'mailtwin-mix-'));
+  const started: ChildServer[] = [];
+  const start = async (args: string[], ready: string, auth: string, env = {}) => {
+    const child = await startChild(
+      process.execPath,
+      args,
+      ready,
+      { Authorization: `Bearer ${auth}` },
+      env,
+    );
+    started.push(child);
+    return child;
+  };
+  const counted = { MAILTWIN_CACHE_COUNTS: '1' };
+  try {
+    const serve = [MAILTWIN, 'serve', '--port', '{port}', '--no-smtp'];
+    // The demo key's mailboxes (follow-owner: Acme's five).
+    const demoBoxes = [
+      'hello@acme.test',
+      'billing@acme.test',
+      'support@acme.test',
+      'maria.lopez@acme.test',
+      'team@acme-labs.test',
+    ];
+    const file = join(dir, 'ten.db');
+    const ten = tenThousand(file);
+
+    const rows: { label: string; result: MixResult; note?: string }[] = [];
+    const measure = async (
+      label: string,
+      server: ChildServer,
+      base: string,
+      mix: MixRequest[],
+      auth: string,
+    ) => {
+      const result = await runMix(server.origin, base, mix, auth);
+      await server.stop();
+      const note = label.startsWith('mailtwin') ? cacheCounts(server) : undefined;
+      rows.push({ label, result, ...(note === undefined ? {} : { note }) });
+      print(`  ${label}: ${fmt(result)}${note === undefined ? '' : `; ${note}`}`);
+      return result;
+    };
+
+    // The demo data: sample its ids and words once, from an emulator that then leaves.
+    const probe = await start(serve, '/openapi/v1/mailboxes', DEMO_SECRET);
+    const demo = await sample(probe.origin, DEMO_SECRET, demoBoxes);
+    const listAnswer = await fetch(
+      `${probe.origin}/openapi/v1/emails?mailbox=hello@acme.test&limit=25`,
+      {
+        headers: { Authorization: `Bearer ${DEMO_SECRET}` },
+      },
+    ).then(async (r) => Buffer.from(await r.arrayBuffer()));
+    await probe.stop();
+    const demoMix = clientMix(demoBoxes, demo.ids, demo.words);
+    print(`The mix over the demo data: ${describeMix(demoMix)}`);
+    print(`autocannon ${CONNECTIONS} connections, ${SECONDS} s each, one after another:`);
+
+    const body = join(dir, 'list.json');
+    writeFileSync(body, listAnswer);
+    const bare = await startChild(
+      process.execPath,
+      ['--import', 'tsx', SAME_BYTES, '{port}', body, 'application/json'],
+      '/',
+    );
+    started.push(bare);
+    const ceiling = await measure(
+      `bare Hono route, one ${listAnswer.length}-byte list answer to every request`,
+      bare,
+      '',
+      demoMix,
+      DEMO_SECRET,
+    );
+    const prism = await startChild(
+      PRISM,
+      ['mock', join(ROOT, 'spec/openapi.yaml'), '-p', '{port}', '-h', '127.0.0.1', '-v', 'error'],
+      '/mailboxes',
+      { Authorization: `Bearer ${DEMO_SECRET}` },
+    );
+    started.push(prism);
+    const mock = await measure('prism mock spec/openapi.yaml', prism, '', demoMix, DEMO_SECRET);
+    const on = await measure(
+      'mailtwin serve (demo data)',
+      await start(serve, '/openapi/v1/mailboxes', DEMO_SECRET, counted),
+      '/openapi/v1',
+      demoMix,
+      DEMO_SECRET,
+    );
+    const off = await measure(
+      'mailtwin serve --no-response-cache (demo data)',
+      await start([...serve, '--no-response-cache'], '/openapi/v1/mailboxes', DEMO_SECRET, counted),
+      '/openapi/v1',
+      demoMix,
+      DEMO_SECRET,
+    );
+
+    const dbServe = [MAILTWIN, 'serve', '--db', file, '--port', '{port}', '--no-smtp'];
+    const dbProbe = await start(dbServe, '/openapi/v1/mailboxes', ten.secret);
+    const tenSample = await sample(dbProbe.origin, ten.secret, [ten.mailbox]);
+    await dbProbe.stop();
+    const { words } = vocabulary(seeded(7));
+    const tenMix = clientMix([ten.mailbox], tenSample.ids, words.slice(0, 300));
+    print(`The mix over --db with 10,000 emails: ${describeMix(tenMix)}`);
+    const dbOn = await measure(
+      'mailtwin serve --db (10,000 emails)',
+      await start(dbServe, '/openapi/v1/mailboxes', ten.secret, counted),
+      '/openapi/v1',
+      tenMix,
+      ten.secret,
+    );
+    const dbOff = await measure(
+      'mailtwin serve --db --no-response-cache (10,000 emails)',
+      await start(
+        [...dbServe, '--no-response-cache'],
+        '/openapi/v1/mailboxes',
+        ten.secret,
+        counted,
+      ),
+      '/openapi/v1',
+      tenMix,
+      ten.secret,
+    );
+
+    const ratio = (label: string, r: MixResult) =>
+      print(
+        `  ${label}: ${(r.rps / ceiling.rps).toFixed(2)} of the bare route (target ≥ 0.5), ${(r.rps / mock.rps).toFixed(2)}× prism (target ≥ 2×), p99 ${r.p99Ms} ms (target ≤ 25 ms)`,
+      );
+    print('Ratios of this run (printed, never asserted):');
+    ratio('demo data', on);
+    ratio('demo data, cache off', off);
+    ratio('--db 10,000 emails', dbOn);
+    ratio('--db 10,000 emails, cache off', dbOff);
+    print(
+      `  cache off / on: demo ${(off.rps / on.rps).toFixed(2)}, --db ${(dbOff.rps / dbOn.rps).toFixed(2)} (target: within 10%, ≥ 0.90)`,
+    );
+  } finally {
+    for (const child of started.reverse()) await child.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
