@@ -46,7 +46,7 @@ import { parseArgs } from 'node:util';
 import type { JsonReport } from '../../conformance/src/report/json.ts';
 import { ROOT, SPEC, prismMockRunFlags, runConformance, startPrism } from '../prism/harness.ts';
 import { CATALOGUE } from './catalogue.ts';
-import { applyMutant, type NamedMutant } from './named-mutant.ts';
+import { mutateTree, type NamedMutant } from './named-mutant.ts';
 import {
   defaultEntries,
   hiddenUnder,
@@ -297,9 +297,10 @@ async function runOne(
       uncheckable: true,
       detail: `not checkable under ${dialect!.name}: ${hidden}`,
     };
-  const path = join(workspace, mutant.file);
-  const original = readFileSync(path, 'utf8');
-  writeFileSync(path, applyMutant(original, mutant));
+  // The file the mutant's code is in now: its own, or where that code moved (anchor.ts).
+  const { file, original, mutated } = mutateTree(workspace, mutant);
+  const path = join(workspace, file);
+  writeFileSync(path, mutated);
   const reportDir = mkdtempSync(join(tmpdir(), 'mailtwin-mutant-report-'));
   let target: ApiWorld | undefined;
   try {

@@ -4,6 +4,8 @@
  * the proof that the check can fail (issue 8 item 5): `npm run can-fail` applies each mutant
  * to a copy of the repository and runs that check against the broken emulator.
  */
+import { applyEdit, applyEditIn, treeAt } from './anchor.ts';
+
 export interface NamedMutant {
   /** Stable id, `M-<n>`. */
   id: string;
@@ -13,9 +15,14 @@ export interface NamedMutant {
   bug: string;
   /** File to change, relative to the repository root. */
   file: string;
-  /** Source text to replace; it must occur exactly once in the file. */
+  /**
+   * Source to replace: TypeScript tokens (layout and comments aside) that must occur exactly
+   * once in the file, or in the declaration named by `within` (tests/mutants/anchor.ts).
+   */
   find: string;
   replace: string;
+  /** The function, method, class or variable `find` lies in, where `find` alone is not unique. */
+  within?: string;
   /** The behaviour (check name without its rule ids) of the check that must fail. */
   caughtBy: string;
   /**
@@ -27,31 +34,30 @@ export interface NamedMutant {
   hiddenBy?: { entry: string; reason: string };
 }
 
-export class StaleMutantError extends Error {
-  override name = 'StaleMutantError';
-}
+export { StaleEditError as StaleMutantError } from './anchor.ts';
 
 /**
- * The file's source with the mutant applied. Refuses a `find` that is missing or ambiguous:
- * a mutant that no longer applies must be rewritten, not silently skipped.
+ * The file's source with the mutant applied, looked for in this source only (see anchor.ts for
+ * how `find` and `within` match). Refuses a `find` that is missing or ambiguous: a mutant that
+ * no longer applies must be rewritten, not silently skipped.
  */
 export function applyMutant(
   source: string,
-  mutant: Pick<NamedMutant, 'id' | 'file' | 'find' | 'replace'>,
+  mutant: Pick<NamedMutant, 'id' | 'file' | 'find' | 'replace' | 'within'>,
 ): string {
-  const first = source.indexOf(mutant.find);
-  if (first === -1) {
-    throw new StaleMutantError(
-      `${mutant.id}: ${mutant.file} no longer contains ${JSON.stringify(mutant.find)}`,
-    );
-  }
-  if (source.indexOf(mutant.find, first + 1) !== -1) {
-    throw new StaleMutantError(
-      `${mutant.id}: ${JSON.stringify(mutant.find)} occurs more than once in ${mutant.file}; give more context`,
-    );
-  }
-  if (mutant.find === mutant.replace) {
-    throw new StaleMutantError(`${mutant.id}: replace is the same as find, nothing would change`);
-  }
-  return source.slice(0, first) + mutant.replace + source.slice(first + mutant.find.length);
+  return applyEdit(source, mutant, mutant.id);
+}
+
+/**
+ * The mutant applied to the repository (or copy) at `root`: the file it changes, which is the
+ * one it names unless the code it anchors to moved (anchor.ts), and that file's text before and
+ * after.
+ */
+export function mutateTree(
+  root: string,
+  mutant: Pick<NamedMutant, 'id' | 'file' | 'find' | 'replace' | 'within'>,
+): { file: string; original: string; mutated: string } {
+  const tree = treeAt(root);
+  const { file, text } = applyEditIn(tree, mutant, mutant.id);
+  return { file, original: tree.read(file)!, mutated: text };
 }

@@ -5,12 +5,12 @@
  * Whether each mutant is really caught is `npm run can-fail`'s job (it runs the checks).
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { applyEditIn } from '../mutants/anchor.ts';
 import { CATALOGUE } from '../mutants/catalogue.ts';
-import { applyMutant, StaleMutantError } from '../mutants/named-mutant.ts';
+import { applyMutant, mutateTree, StaleMutantError } from '../mutants/named-mutant.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Check files whose every check fails against the Prism mock (tests/prism/prism-mock.test.ts). */
@@ -56,6 +56,80 @@ describe('applying a named mutant', () => {
 
   it('refuses a mutant that changes nothing', () => {
     expect(() => applyMutant('a > b', { ...mutant, replace: 'a > b' })).toThrow(/nothing would change/);
+    expect(() => applyMutant('a > b', { ...mutant, replace: 'a  >  b /* same */' })).toThrow(
+      /only in layout or comments/,
+    );
+  });
+
+  it('matches the tokens of its text, whatever the layout, comments and quotes around them', () => {
+    const source = "if (a>/* strict */b) {\n  log(\"x\");\n}\n";
+    expect(applyMutant(source, mutant)).toBe("if (a >= b) {\n  log(\"x\");\n}\n");
+    const log = { ...mutant, find: "log('x');", replace: "log('y');" };
+    expect(applyMutant(source, log)).toBe("if (a>/* strict */b) {\n  log('y');\n}\n");
+  });
+
+  it('matches across a line break prettier added, with or without the trailing comma', () => {
+    const call = { ...mutant, find: 'send(to, subject)', replace: 'send(subject, to)' };
+    expect(applyMutant('send(\n  to,\n  subject,\n);', call)).toBe('send(subject, to);');
+    const listed = { ...mutant, find: "['cc', 1],\n  ['bcc', 2],", replace: "['cc', 2],\n  ['bcc', 1]," };
+    expect(applyMutant("[['cc', 1], ['bcc', 2]]", listed)).toBe("[['cc', 2],\n  ['bcc', 1],]");
+  });
+
+  it('matches a return whose argument prettier wrapped in parentheses, never leaving one unbalanced', () => {
+    const whole = { ...mutant, find: 'return a > b;', replace: 'return a >= b;' };
+    expect(applyMutant('{\n  return (\n    a > b\n  );\n}', whole)).toBe('{\n  return a >= b;\n}');
+    expect(applyMutant('{\n  return (\n    a > b\n  );\n}', mutant)).toBe(
+      '{\n  return (\n    a >= b\n  );\n}',
+    );
+    const tail = { ...mutant, find: 'a > b;', replace: 'a >= b;' };
+    expect(() => applyMutant('{\n  return (\n    a > b\n  );\n}', tail)).toThrow(/no longer contains/);
+  });
+
+  it('writes its replacement over the matched tokens, less the indent and line end find and replace share', () => {
+    const indented = { ...mutant, find: '    a > b;\n', replace: '    a >= b;\n    c();\n' };
+    expect(applyMutant('{\n  a > b;\n}', indented)).toBe('{\n  a >= b;\n    c();\n}');
+  });
+
+  it('counts only matches inside the declaration named by within', () => {
+    const source = [
+      'function first(a, b) { return a > b; }',
+      'class Pair { second(a, b) { return a > b; } }',
+    ].join('\n');
+    expect(() => applyMutant(source, mutant)).toThrow(/more than once.*within/);
+    expect(applyMutant(source, { ...mutant, within: 'second' })).toContain('second(a, b) { return a >= b; }');
+    expect(applyMutant(source, { ...mutant, within: 'Pair.second' })).toContain('return a >= b; } }');
+    expect(() => applyMutant(source, { ...mutant, within: 'third' })).toThrow(/no longer declares third/);
+  });
+
+  it('looks for exact text where its find cuts a token or the file is not TypeScript', () => {
+    const sql = { ...mutant, find: 'DESC LIMIT @limit', replace: 'ASC LIMIT @limit' };
+    expect(applyMutant('const q = `SELECT * ORDER BY id DESC LIMIT @limit`;', sql)).toBe(
+      'const q = `SELECT * ORDER BY id ASC LIMIT @limit`;',
+    );
+    const yaml = { ...mutant, file: 'spec/openapi.yaml', find: 'a >  b', replace: 'a > c' };
+    expect(() => applyMutant('a > b', yaml)).toThrow(StaleMutantError);
+    expect(applyMutant('x: a >  b', yaml)).toBe('x: a > c');
+  });
+
+  it('follows the code it anchors to into another file of the same source tree', () => {
+    const files: Record<string, string> = {
+      'emulator/src/a.ts': 'export const x = 1;\n',
+      'emulator/src/b.ts': 'export function pick(a, b) {\n  return a > b;\n}\n',
+      'emulator/src/c.ts': 'export function other(a, b) {\n  return a > b;\n}\n',
+    };
+    const tree = {
+      read: (file: string) => files[file],
+      list: () => Object.keys(files),
+    };
+    const moved = { ...mutant, file: 'emulator/src/a.ts', within: 'pick' };
+    expect(applyEditIn(tree, moved, moved.id)).toEqual({
+      file: 'emulator/src/b.ts',
+      text: 'export function pick(a, b) {\n  return a >= b;\n}\n',
+    });
+    const gone = { ...moved, file: 'emulator/src/gone.ts' };
+    expect(applyEditIn(tree, gone, gone.id).file).toBe('emulator/src/b.ts');
+    // Without a name the text is in two files: which one was meant cannot be told.
+    expect(() => applyEditIn(tree, { ...mutant, file: 'emulator/src/a.ts' })).toThrow(/2 times/);
   });
 });
 
@@ -74,8 +148,9 @@ describe('the named-mutant catalogue (tests/mutants)', () => {
 
   it('applies each mutant to its file exactly once', () => {
     for (const mutant of CATALOGUE) {
-      const source = readFileSync(join(ROOT, mutant.file), 'utf8');
-      expect(() => applyMutant(source, mutant), mutant.id).not.toThrow();
+      const applied = mutateTree(ROOT, mutant);
+      expect(applied.file, `${mutant.id}: the file it names`).toBe(mutant.file);
+      expect(applied.mutated, mutant.id).not.toBe(applied.original);
     }
   });
 

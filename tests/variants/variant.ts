@@ -5,16 +5,18 @@
  * each to a copy of the repository and asserts the suite passes it, warning only on the decided
  * rule (spec/DECISIONS.md) it departs from, and fails it only under `--strict`.
  *
- * Edits have the named mutants' shape and are applied by their code (applyMutant): each `find`
- * must occur exactly once in its file, so a variant that no longer applies is rewritten, never
- * silently skipped.
+ * Edits have the named mutants' shape and are found by their code (tests/mutants/anchor.ts):
+ * each `find` (TypeScript tokens, layout and comments aside, optionally `within` a named
+ * declaration) must occur exactly once, in its file or where the code it anchors to moved, so a
+ * variant that no longer applies is rewritten, never silently skipped.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { applyMutant, type NamedMutant } from '../mutants/named-mutant.ts';
+import { applyEditIn, treeAt, type SourceTree } from '../mutants/anchor.ts';
+import type { NamedMutant } from '../mutants/named-mutant.ts';
 
 /** One find/replace on a file under emulator/src/. */
-export type VariantEdit = Pick<NamedMutant, 'file' | 'find' | 'replace'>;
+export type VariantEdit = Pick<NamedMutant, 'file' | 'find' | 'replace' | 'within'>;
 
 /** The service document's own words that leave the point open. */
 export interface Allowance {
@@ -43,15 +45,19 @@ export interface Variant {
   edits: VariantEdit[];
 }
 
-/** The variant's edits applied to sources read by `read` (file path → text): the changed files. */
-export function applyVariant(
-  variant: Variant,
-  read: (file: string) => string,
-): Map<string, string> {
+/**
+ * The variant's edits applied to the sources of `tree`: the changed files (path → text), each
+ * under the path where its edit was found.
+ */
+export function applyVariant(variant: Variant, tree: SourceTree): Map<string, string> {
   const changed = new Map<string, string>();
+  const current: SourceTree = {
+    read: (file) => changed.get(file) ?? tree.read(file),
+    list: (dir) => tree.list(dir),
+  };
   for (const edit of variant.edits) {
-    const source = changed.get(edit.file) ?? read(edit.file);
-    changed.set(edit.file, applyMutant(source, { id: variant.id, ...edit }));
+    const { file, text } = applyEditIn(current, edit, variant.id);
+    changed.set(file, text);
   }
   return changed;
 }
@@ -61,12 +67,9 @@ export function applyVariant(
  * changed file back as it was.
  */
 export function applyVariantTo(root: string, variant: Variant): () => void {
-  const originals = new Map<string, string>();
-  const changed = applyVariant(variant, (file) => {
-    const text = readFileSync(join(root, file), 'utf8');
-    originals.set(file, text);
-    return text;
-  });
+  const tree = treeAt(root);
+  const changed = applyVariant(variant, tree);
+  const originals = new Map([...changed.keys()].map((file) => [file, tree.read(file)!]));
   for (const [file, text] of changed) writeFileSync(join(root, file), text);
   return () => {
     for (const [file, text] of originals) writeFileSync(join(root, file), text);

@@ -47,6 +47,7 @@ function disabledKeyMutants(ids: [string, string], caughtBy: string): NamedMutan
       rule: '2.1-R5',
       bug: "a key whose owner is disabled still authenticates: only the key's own flag is checked",
       file: 'emulator/src/http/auth.ts',
+      within: 'requireApiKey',
       find: `      owner === undefined ||
       owner.disabled
 `,
@@ -789,6 +790,7 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: 'D-12',
     bug: 'an empty from or subject filter is ignored instead of refused',
     file: 'emulator/src/domain/list-query.ts',
+    within: 'parseListQuery',
     find: "if (value === '') throw new ApiError('invalid_field', `${name} must not be empty.`, name);",
     replace: "if (value === '') continue;",
     caughtBy: BAD_INPUT.folderAndText,

@@ -344,6 +344,7 @@ const GENERATED_INPUT_CHECKS: NamedMutant[] = [
     rule: '4.8-R3',
     bug: 'a forward takes attachmentIds as ids of the original’s attachments and refuses uploads with attachment_not_found',
     file: SEND_SERVICE,
+    within: 'forward',
     find: '            : this.uploads(access, request.attachmentIds),',
     replace:
       "            : request.attachmentIds.map((id, i) => {\n                const kept = original.attachments.find((a) => a.id === id);\n                if (kept === undefined)\n                  throw new ApiError('attachment_not_found', `No attachment ${id} in the original.`, `attachmentIds[${i}]`);\n                return this.originalAttachments({ ...original, attachments: [kept] })[0]!;\n              }),",

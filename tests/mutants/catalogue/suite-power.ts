@@ -164,6 +164,7 @@ export const SUITE_POWER: readonly NamedMutant[] = [
     rule: '6.2-R1',
     bug: 'deliveries are sent as PUT instead of POST',
     file: 'emulator/src/webhooks/connector.ts',
+    within: 'httpConnector',
     find: "      method: 'POST',",
     replace: "      method: 'PUT',",
     caughtBy: WEBHOOK_RETRIES,

@@ -333,6 +333,7 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     rule: 'D-30',
     bug: 'the delivery deadline in milliseconds is scaled as if it were seconds, so a late answer still counts as delivered',
     file: 'emulator/src/webhooks/connector.ts',
+    within: 'httpConnector',
     find: '    }, timeoutMs);',
     replace: '    }, timeoutMs * 1000);',
     caughtBy: WEBHOOK_RETRIES,
