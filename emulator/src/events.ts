@@ -10,6 +10,8 @@ export interface WebhookExchange {
 /** What happened inside the emulator, for the dashboard's live updates and the request log. */
 export type EmulatorEvent =
   | { type: 'email.stored'; emailId: string; mailbox: string; folder: Folder }
+  /** A stored email's folder, read or starred flag changed (PATCH): waits may match it now. */
+  | { type: 'email.updated'; emailId: string; mailbox: string }
   | {
       type: 'webhook.attempt';
       webhookId: string;

@@ -93,7 +93,8 @@ export class RequestLog {
   }
 
   private onEvent(event: EmulatorEvent): void {
-    if (!this.started || event.type === 'emulator.stopping') return;
+    if (!this.started || event.type === 'emulator.stopping' || event.type === 'email.updated')
+      return;
     if (event.type === 'email.stored') {
       if (event.folder === 'sent') return; // the sender's own copy is not a delivery
       const email = this.services.deps.store.emails.get(event.emailId);

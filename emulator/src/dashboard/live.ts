@@ -14,6 +14,8 @@ export function topicsOf(event: EmulatorEvent): string[] {
     case 'email.stored':
       // A sent copy may come with captured outbox messages; the outbox page listens for it.
       return [`mailbox:${event.mailbox}`, ...(event.folder === 'sent' ? ['outbox'] : [])];
+    case 'email.updated':
+      return [`mailbox:${event.mailbox}`];
     case 'webhook.attempt':
       return [`webhook:${event.webhookId}`, 'webhooks'];
     case 'emulator.stopping':

@@ -1651,6 +1651,37 @@ describe('bad input', () => {
   });
 });
 
+describe('tenants and waits against the contract (D-70, D-71)', () => {
+  it('answers tenants, waits and the filtered outbox in the shapes spec/control.yaml declares', async () => {
+    const { app } = setup();
+    const made = await control(app, 'post', '/tenants', { json: { name: 'worker 1' } });
+    expect(made.status).toBe(201);
+    const t = made.body;
+    expect((await control(app, 'get', '/tenants')).status).toBe(200);
+    expect((await control(app, 'get', `/tenants/${t.id}`)).status).toBe(200);
+    const mailbox = t.mailboxes[0];
+    expect(
+      (await control(app, 'get', `/wait/emails?mailbox=${mailbox}&timeoutMs=0`)).body.code,
+    ).toBe('wait_timeout');
+    await control(app, 'post', '/inbound', {
+      json: { mailbox, from: 'carol@partner.test', subject: 'Hi', text: 'Hello' },
+    });
+    expect((await control(app, 'get', `/wait/emails?mailbox=${mailbox}`)).status).toBe(200);
+    await app.request('/openapi/v1/emails/send', {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${t.keys.followOwner.secret}`,
+        'Content-Type': 'application/json',
+      },
+      body: JSON.stringify({ from: mailbox, to: 'carol@partner.test', subject: 'S', text: 'T' }),
+    });
+    expect((await control(app, 'get', `/wait/outbox?tenant=${t.id}`)).status).toBe(200);
+    expect((await control(app, 'get', `/outbox?tenant=${t.id}&limit=1`)).status).toBe(200);
+    expect((await control(app, 'get', '/outbox?tenant=tnt_none')).status).toBe(404);
+    expect((await control(app, 'delete', `/tenants/${t.id}`)).status).toBe(204);
+  });
+});
+
 it('exercises every operation of spec/control.yaml with a success', () => {
   const expected = Object.entries(spec.paths).flatMap(([template, item]) =>
     Object.entries(item).flatMap(([method, operation]) => {

@@ -17,6 +17,9 @@ import { controlOutboxRoutes } from './control/outbox.ts';
 import { controlOwnerRoutes } from './control/owners.ts';
 import { controlRateLimitRoutes } from './control/rate-limit.ts';
 import { controlSinkRoutes, controlWebhookRoutes } from './control/webhooks.ts';
+import { controlTenantRoutes } from './control/tenants.ts';
+import { controlWaitRoutes } from './control/wait.ts';
+import { TenantService } from '../services/tenant-service.ts';
 import { requireControlToken } from './control/token.ts';
 
 /**
@@ -28,6 +31,14 @@ import { requireControlToken } from './control/token.ts';
 export function controlRoutes(services: Services): Hono {
   controlValidator(); // Reads spec/control.yaml now, so a broken contract fails at start-up.
   const app = new Hono();
+  const { deps } = services;
+  const tenants = new TenantService(
+    deps.store,
+    deps.clock,
+    deps.ids,
+    services.directory,
+    services.webhooks,
+  );
   app.use('*', requireControlToken(services.deps.controlToken));
   app.use('*', parameterLimits(controlSpec(), '/_mailtwin/v1'));
   app.route('/owners', controlOwnerRoutes(services));
@@ -39,7 +50,9 @@ export function controlRoutes(services: Services): Hono {
   app.route('/fixtures', controlFixtureRoutes(services));
   app.route('/webhooks', controlWebhookRoutes(services));
   app.route('/sink', controlSinkRoutes(services));
-  app.route('/outbox', controlOutboxRoutes(services));
+  app.route('/outbox', controlOutboxRoutes(services, tenants));
+  app.route('/tenants', controlTenantRoutes(tenants));
+  app.route('/wait', controlWaitRoutes(services, tenants));
   app.route('/faults', controlFaultRoutes(services));
   app.route('/chaos', controlChaosRoutes(services));
   app.route('/rate-limit', controlRateLimitRoutes(services));

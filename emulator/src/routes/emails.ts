@@ -5,6 +5,7 @@ import { encodeCursor, parseListQuery } from '../domain/list-query.ts';
 import type { Email, Folder } from '../domain/types.ts';
 import type { ApiEnv } from '../http/auth.ts';
 import { readJsonObject } from '../http/json-body.ts';
+import { eventsOf } from '../events.ts';
 import { answerReady } from '../http/response-cache.ts';
 import type { RequestValidator } from '../http/request-validator.ts';
 import type { Store } from '../store/store.ts';
@@ -56,6 +57,7 @@ export function emailRoutes(store: Store, validator: RequestValidator): Hono<Api
     validator.check('UpdateEmailRequest', body);
     const changes = body as { folder?: Folder; read?: boolean; starred?: boolean };
     store.emails.update(email.id, changes);
+    eventsOf(store).publish({ type: 'email.updated', emailId: email.id, mailbox: email.mailbox });
     return c.json(emailDetail(store.emails.get(email.id) as Email));
   });
 

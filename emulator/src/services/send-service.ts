@@ -311,9 +311,12 @@ export class SendService {
         now,
       );
       const external: Address[] = [];
+      const senderWorld = this.worldOf(draft.mailbox);
       for (const recipient of recipients) {
         const local = this.store.directory.getMailbox(recipient.address);
-        if (local === undefined) {
+        // D-70: a tenant's world is its own; mail to a mailbox of another world leaves through
+        // the outbox, as mail to another deployment would.
+        if (local === undefined || this.worldOf(local) !== senderWorld) {
           external.push(recipient);
           continue;
         }
@@ -354,6 +357,7 @@ export class SendService {
             createdAt: now.toISOString(),
           },
           rendered.raw,
+          rendered.plain ?? '',
         );
       }
       return sentCopy;
@@ -512,6 +516,11 @@ export class SendService {
     this.store.emails.insert(email, attachments);
     eventsOf(this.store).publish(emailStored(email));
     return email;
+  }
+
+  /** The tenant a mailbox belongs to (D-70), or undefined for the shared world. */
+  private worldOf(mailbox: Mailbox): string | undefined {
+    return this.store.tenants.idOfDomain(mailbox.domain);
   }
 
   private checkAttachmentLimits(draft: Draft): void {

@@ -13,7 +13,28 @@ export interface OutboxEntry {
   createdAt: string;
 }
 
+/**
+ * What the outbox list and its wait filter by (D-71): each a case-insensitive substring (Unicode
+ * lower-casing, as D-14), given lower case; `senderDomain` is the sending mailbox's domain
+ * exactly (a tenant's).
+ */
+export interface OutboxFilter {
+  senderDomain?: string;
+  to?: string;
+  from?: string;
+  subject?: string;
+  text?: string;
+}
+
+/** One page of a filtered list: `last` is the position a cursor resumes after. */
+export interface OutboxPage {
+  entries: OutboxEntry[];
+  last: number | undefined;
+  more: boolean;
+}
+
 interface OutboxRow {
+  seq: number;
   id: string;
   sent_email_id: string | null;
   envelope_from: string;
@@ -36,7 +57,7 @@ const toEntry = (r: OutboxRow): OutboxEntry => ({
 });
 
 const COLUMNS =
-  'id, sent_email_id, envelope_from, recipients_json, subject, message_id, size, created_at';
+  'seq, id, sent_email_id, envelope_from, recipients_json, subject, message_id, size, created_at';
 
 export class OutboxStore {
   private readonly sql: Statements;
@@ -45,11 +66,12 @@ export class OutboxStore {
     this.sql = new Statements(db);
   }
 
-  add(entry: Omit<OutboxEntry, 'size'>, raw: Uint8Array): OutboxEntry {
+  /** `text` is the message's plain text (its text part, else its HTML's text), for filters. */
+  add(entry: Omit<OutboxEntry, 'size'>, raw: Uint8Array, text = ''): OutboxEntry {
     this.sql
       .get(
-        `INSERT INTO outbox (id, sent_email_id, envelope_from, recipients_json, subject, message_id, size, raw, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO outbox (id, sent_email_id, envelope_from, recipients_json, subject, message_id, size, raw, created_at, subject_search, text_search)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         entry.id,
@@ -61,6 +83,8 @@ export class OutboxStore {
         raw.length,
         Buffer.from(raw),
         entry.createdAt,
+        entry.subject.toLowerCase(),
+        text.toLowerCase(),
       );
     return { ...entry, size: raw.length };
   }
@@ -70,6 +94,45 @@ export class OutboxStore {
     return (
       this.sql.get(`SELECT ${COLUMNS} FROM outbox ORDER BY seq DESC`).all() as OutboxRow[]
     ).map(toEntry);
+  }
+
+  /**
+   * Newest first, the entries matching every given filter, at most `limit` of them (all when
+   * absent) after the position `afterSeq` of an earlier page.
+   */
+  find(filter: OutboxFilter, limit?: number, afterSeq?: number): OutboxPage {
+    const where: string[] = [];
+    const params: Record<string, string | number> = {};
+    if (filter.senderDomain !== undefined) {
+      where.push('envelope_from IN (SELECT address FROM mailboxes WHERE domain = @senderDomain)');
+      params.senderDomain = filter.senderDomain;
+    }
+    if (filter.to !== undefined) {
+      where.push('EXISTS (SELECT 1 FROM json_each(recipients_json) WHERE instr(value, @to) > 0)');
+      params.to = filter.to;
+    }
+    if (filter.from !== undefined) {
+      where.push('instr(envelope_from, @from) > 0');
+      params.from = filter.from;
+    }
+    if (filter.subject !== undefined) {
+      where.push('instr(coalesce(subject_search, lower(subject)), @subject) > 0');
+      params.subject = filter.subject;
+    }
+    if (filter.text !== undefined) {
+      where.push("instr(coalesce(text_search, ''), @text) > 0");
+      params.text = filter.text;
+    }
+    if (afterSeq !== undefined) {
+      where.push('seq < @afterSeq');
+      params.afterSeq = afterSeq;
+    }
+    const sql = `SELECT ${COLUMNS} FROM outbox${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq DESC${limit === undefined ? '' : ' LIMIT @take'}`;
+    if (limit !== undefined) params.take = limit + 1;
+    const rows = this.sql.get(sql).all(params) as OutboxRow[];
+    const more = limit !== undefined && rows.length > limit;
+    const kept = more ? rows.slice(0, limit) : rows;
+    return { entries: kept.map(toEntry), last: kept.at(-1)?.seq, more };
   }
 
   get(id: string): { entry: OutboxEntry; raw: Buffer } | undefined {

@@ -6,6 +6,7 @@ import { DirectoryStore } from './directory-store.ts';
 import { EmailStore } from './email-store.ts';
 import { OutboxStore } from './outbox-store.ts';
 import { SettingsStore } from './settings-store.ts';
+import { TenantStore } from './tenant-store.ts';
 import { UploadStore } from './upload-store.ts';
 import { WebhookStore } from './webhook-store.ts';
 
@@ -16,6 +17,7 @@ export class Store {
   readonly emails: EmailStore;
   readonly outbox: OutboxStore;
   readonly settings: SettingsStore;
+  readonly tenants: TenantStore;
   readonly uploads: UploadStore;
   readonly webhooks: WebhookStore;
   /** Changes with any write: what derived values (a key's access, a page) are cached against. */
@@ -28,6 +30,7 @@ export class Store {
     this.emails = new EmailStore(db, this.blobs, this.version);
     this.outbox = new OutboxStore(db);
     this.settings = new SettingsStore(db);
+    this.tenants = new TenantStore(db);
     this.uploads = new UploadStore(db, this.blobs);
     this.webhooks = new WebhookStore(db);
     this.emails.refreshSummaries(this.settings);
@@ -60,6 +63,7 @@ export class Store {
         'owners',
         'suppressions',
         'outbox',
+        'tenants',
       ]) {
         this.db.exec(`DELETE FROM ${table}`);
       }

@@ -2,9 +2,11 @@ import { Hono } from 'hono';
 import type { Services } from '../../app.ts';
 import { ApiError, quoteForMessage } from '../../errors.ts';
 import type { OutboxEntry } from '../../store/outbox-store.ts';
+import type { TenantService } from '../../services/tenant-service.ts';
+import { encodeOutboxCursor, parseOutboxQuery } from './outbox-query.ts';
 
 /** Field by field as spec/control.yaml's OutboxEntry lists them (never the raw bytes). */
-const outboxView = (e: OutboxEntry) => ({
+export const outboxView = (e: OutboxEntry) => ({
   id: e.id,
   sentEmailId: e.sentEmailId,
   from: e.from,
@@ -20,7 +22,7 @@ const outboxView = (e: OutboxEntry) => ({
  * here instead of leaving the machine (§4.3), so a client developer can see exactly what would
  * have been sent, down to the bytes of the message.
  */
-export function controlOutboxRoutes({ deps }: Services): Hono {
+export function controlOutboxRoutes({ deps }: Services, tenants: TenantService): Hono {
   const app = new Hono();
   const found = (id: string) => {
     const captured = deps.store.outbox.get(id);
@@ -34,7 +36,19 @@ export function controlOutboxRoutes({ deps }: Services): Hono {
     return captured;
   };
 
-  app.get('/', (c) => c.json(deps.store.outbox.list().map(outboxView)));
+  // D-71: filters, and a page with a cursor in a `Link: <…>; rel="next"` header when `limit`
+  // or `cursor` is given; the body stays the bare array it always was.
+  app.get('/', (c) => {
+    const query = parseOutboxQuery(c.req.queries(), tenants, true);
+    const page = deps.store.outbox.find(query.filter, query.limit, query.afterSeq);
+    const headers: Record<string, string> = {};
+    if (page.more && page.last !== undefined) {
+      const next = new URL(c.req.url);
+      next.searchParams.set('cursor', encodeOutboxCursor(page.last, query.fingerprint));
+      headers.Link = `<${next.pathname}${next.search}>; rel="next"`;
+    }
+    return c.json(page.entries.map(outboxView), 200, headers);
+  });
 
   app.delete('/', (c) => {
     deps.store.outbox.clear();
