@@ -2,7 +2,8 @@ import { existsSync, statSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, isAbsolute, relative } from 'node:path';
-import { closeServices, createApp, createServices, defaultDeps, type Services } from './app.ts';
+import { closeServices, createApp, createServices, defaultDeps } from './app.ts';
+import type { Services } from './deps.ts';
 import { serveWithJsonErrors } from './http/node-server.ts';
 import { banner, loadedSecrets, recoverSecrets, type Loaded } from './banner.ts';
 import { ControllableClock } from './clock.ts';
@@ -24,6 +25,7 @@ import { resolveServeBinding, runBinding } from './commands/binding.ts';
 import type { SmtpIngress, SmtpOutcome } from './smtp/smtp-ingress.ts';
 import { eventsOf } from './events.ts';
 import { RequestLog } from './request-log.ts';
+import { writeReadyFile } from './ready-file.ts';
 import { openStore, type Store } from './store/store.ts';
 
 /** The `mailtwin` command. Exit status: 0 on a clean stop, 2 on bad configuration. */
@@ -167,6 +169,17 @@ async function startServer(options: ServeOptions): Promise<void> {
         bindingSource: spoken?.source ?? null,
       }),
     );
+    if (options.readyFile !== null) {
+      const remove = writeReadyFile(options.readyFile, {
+        origin,
+        baseUrl: `${origin}/openapi/v1`,
+        controlUrl: `${origin}/_mailtwin/v1`,
+        controlToken: deps.controlToken,
+        smtpUrl: smtp?.url ?? null,
+        pid: process.pid,
+      });
+      process.once('exit', remove);
+    }
     log?.start(); // after the banner, so it stays one block
   } catch (error) {
     store.close();
@@ -240,6 +253,7 @@ function listen(
         port: options.port,
         hostname: options.host,
         serverOptions: { maxHeaderSize: MAX_HEADER_BYTES },
+        maxBodyBytes: options.maxRequestBytes,
       },
       (address) => {
         server.off('error', onError);

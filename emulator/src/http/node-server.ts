@@ -1,16 +1,36 @@
-import { createServer, STATUS_CODES, type Server, type ServerOptions } from 'node:http';
+import {
+  createServer,
+  IncomingMessage,
+  STATUS_CODES,
+  type Server,
+  type ServerOptions,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { getRequestListener, RequestError } from '@hono/node-server';
+import {
+  getRequestListener,
+  RequestError,
+  type Http2Bindings,
+  type HttpBindings,
+} from '@hono/node-server';
 import { ApiError, type ErrorCode } from '../errors.ts';
+import { readDeclaredBodyInOneBuffer } from './declared-body.ts';
 
 /** Where and what to serve; the same fields `@hono/node-server`'s `serve()` takes. */
 export interface ServeSettings {
-  fetch: (request: Request) => Response | Promise<Response>;
+  fetch: (request: Request, env?: NodeEnv) => Response | Promise<Response>;
   port: number;
   hostname: string;
   serverOptions?: ServerOptions;
+  /**
+   * The largest body read into one buffer as it arrives (declared-body.ts): the body limit
+   * (`--max-request-bytes`); a larger one is refused before it is read.
+   */
+  maxBodyBytes?: number;
 }
+
+/** What the adapter passes a fetch handler besides the request (Hono's `c.env`). */
+export type NodeEnv = HttpBindings | Http2Bindings;
 
 /**
  * `@hono/node-server`'s `serve()`, except that requests refused before they reach the app get
@@ -25,7 +45,15 @@ export function serveWithJsonErrors(
   settings: ServeSettings,
   listening: (info: AddressInfo) => void,
 ): Server {
-  const listener = getRequestListener(settings.fetch, {
+  const maxBodyBytes = settings.maxBodyBytes ?? 0;
+  const fetch = (request: Request, env: NodeEnv) =>
+    settings.fetch(
+      env.incoming instanceof IncomingMessage
+        ? readDeclaredBodyInOneBuffer(request, env.incoming, maxBodyBytes)
+        : request,
+      env,
+    );
+  const listener = getRequestListener(fetch, {
     hostname: settings.hostname,
     errorHandler: (error) => errorResponse(adapterRefusal(error)),
   });
