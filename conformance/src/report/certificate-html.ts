@@ -1,3 +1,5 @@
+// escape-html: & < > " ' as &amp; &lt; &gt; &quot; &#39; (HTML text and quoted attributes).
+import esc from 'escape-html';
 import { buildCertificate } from './certificate.ts';
 import { STATUS_LABEL, type RunFacts } from './facts.ts';
 import { RULE_STATUSES, type RuleStatus, type Summary } from './summary.ts';
@@ -85,15 +87,6 @@ table.facts{width:auto}table.facts th{font-weight:600;padding-right:2rem}
 .id{font-family:ui-monospace,monospace;white-space:nowrap}.note{color:#57606a}
 pre{background:#f6f8fa;padding:.7rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all;font-size:13px}
 `;
-
-function esc(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
 
 function row(name: string, value: string): string {
   return `<tr><th>${esc(name)}</th><td>${esc(value)}</td></tr>`;

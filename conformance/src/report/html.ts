@@ -1,3 +1,5 @@
+// escape-html: & < > " ' as &amp; &lt; &gt; &quot; &#39; (HTML text and quoted attributes).
+import esc from 'escape-html';
 import {
   STATUS_LABEL,
   chargeText,
@@ -148,15 +150,6 @@ table.facts{width:auto}table.facts th{font-weight:600;padding-right:2rem}
 pre{background:#f6f8fa;padding:.7rem;overflow-x:auto;white-space:pre-wrap;word-break:break-word;font-size:13px}
 details{margin:.6rem 0}summary{cursor:pointer;font-weight:600}
 `;
-
-function esc(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
 
 function row(name: string, value: string): string {
   return `<tr><th>${esc(name)}</th><td>${esc(value)}</td></tr>`;
