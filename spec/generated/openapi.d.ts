@@ -846,6 +846,7 @@ export interface operations {
                  * @description Free-text search (D-13): split into words on anything that is not a letter or
                  *     digit; every word must match a whole word of the subject, sender, recipients or
                  *     text body, case- and accent-insensitively; a word ending in `*` matches as a prefix.
+                 *     A large text body is searched in its first 100,000 characters (D-68).
                  *     At most 500 code points (D-55).
                  * @example invoice decemb*
                  */

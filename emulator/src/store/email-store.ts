@@ -5,6 +5,7 @@ import { fillSummary, summaryShape, summaryTemplate } from './summary-json.ts';
 import type { SettingsStore } from './settings-store.ts';
 import type { DataVersion } from './data-version.ts';
 import { QueryCache } from './query-cache.ts';
+import { searchedText } from './search-text.ts';
 import {
   searchPlan,
   SORT_BELOW,
@@ -195,7 +196,7 @@ export class EmailStore {
           email.subject,
           addressesText([email.from]),
           addressesText([...email.to, ...email.cc]),
-          email.text ?? '',
+          searchedText(email.text ?? ''), // D-68: a bounded part of a large body
         );
       attachments.forEach((attachment, position) => {
         const sha256 = this.blobs.put(attachment.bytes);
