@@ -23,6 +23,7 @@ import { mailboxRoutes } from './routes/mailboxes.ts';
 import { attachmentRoutes, publicContentRoutes } from './routes/attachments.ts';
 import { sendingRoutes } from './routes/sending.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.ts';
+import { healthRoutes } from './routes/health.ts';
 import { DirectoryService } from './services/directory-service.ts';
 import { FaultInjector } from './services/faults.ts';
 import { Chaos, realSleep, type Sleep } from './chaos/chaos.ts';
@@ -285,6 +286,7 @@ export function createApp(
   app.route('/_mailtwin/sink', sinkRoutes(services.sink));
   app.route('/content', publicContentRoutes(services.uploads));
   app.route('/unsubscribe', unsubscribeRoutes(services.directory, services.unsubscribeKey));
+  app.route('/', healthRoutes()); // `/readyz`
   app.route('/', dashboardMount(services)); // `/` and `/dashboard/*` only
 
   const knownPaths = [
@@ -335,6 +337,7 @@ const OTHER_ROUTES = {
   '/_mailtwin/sink': ['POST'],
   '/content/attachments/{token}/{name}': ['GET'],
   '/unsubscribe/{token}': ['GET'],
+  '/readyz': ['GET'],
 } as const;
 
 function renderError(

@@ -20,6 +20,7 @@ const DEFAULTS = {
   host: '127.0.0.1',
   allowedHosts: [],
   db: null,
+  readyFile: null,
   fixtures: DEFAULT_FIXTURES,
   controlToken: undefined,
   allowLoopbackWebhooks: false,

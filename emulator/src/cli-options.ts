@@ -19,6 +19,11 @@ export interface ServeOptions {
   allowedHosts: AllowedHosts;
   /** A database file (absolute path), or null for an in-memory database. */
   db: string | null;
+  /**
+   * `--ready-file <path>` (absolute): written once the emulator answers (origin, base URL,
+   * control token, SMTP URL, pid), removed when it stops; null for none.
+   */
+  readyFile: string | null;
   /** The fixture file to load into an empty store (absolute path), or null with `--no-demo`. */
   fixtures: string | null;
   /** The control plane's bearer token; undefined means a random one. */
@@ -103,6 +108,10 @@ export function parseServeOptions(
       values.db === undefined || values.db === ':memory:'
         ? null
         : resolve(cwd, requireValue('--db', values.db)),
+    readyFile:
+      values['ready-file'] === undefined
+        ? null
+        : resolve(cwd, requireValue('--ready-file', values['ready-file'])),
     fixtures: values['no-demo']
       ? null
       : values.fixtures === undefined
@@ -332,6 +341,14 @@ export const SERVE_FLAGS = [
     unset: 'in memory, lost on exit',
     description:
       'Keep the data in this SQLite file. A file that already holds data is used as is: the fixture loads only into an empty store. The file is held with an exclusive lock while the emulator runs (read it with sqlite3 after a stop)',
+  },
+  {
+    name: 'ready-file',
+    type: 'string',
+    value: '<path>',
+    unset: 'none',
+    description:
+      'Once the emulator answers, write this JSON file (atomically): origin, baseUrl, controlUrl, controlToken, smtpUrl and pid, so a CI step or another language can wait for the file and read the port --port 0 picked; removed when the emulator stops. GET /readyz answers 200 too',
   },
   {
     name: 'fixtures',
