@@ -137,6 +137,20 @@ describe('the 5 MiB of D-42, judged before the expensive work', () => {
 });
 
 describe('the render pool', () => {
+  it('escapes the preheader it hides at the start of the HTML part, apostrophes included', async () => {
+    const result = await renderBody(
+      job({
+        html: '<p>Body</p>',
+        preheader: { template: `Tom's <b>"deal"</b> & more`, values: {} },
+      }),
+    );
+    expect(result.ok && result.html).toBe(
+      '<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">' +
+        'Tom&#39;s &lt;b&gt;&quot;deal&quot;&lt;/b&gt; &amp; more</div><p>Body</p>',
+    );
+    expect(result.ok && result.preheader).toBe(`Tom's <b>"deal"</b> & more`);
+  });
+
   it('gives the same message on a worker thread as on the calling thread', async () => {
     const pool = new RenderPool(1, 0); // every body goes to the thread
     try {

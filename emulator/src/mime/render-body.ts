@@ -10,6 +10,7 @@
  * the encoded message. A body whose parts already exceed the limit is refused before the text
  * part is derived and before anything is composed; only what could fit is built and measured.
  */
+import escapeHtml from 'escape-html';
 import { renderTemplate, renderedLength, type Variables } from '../domain/templates.ts';
 import type * as Markdown from '../domain/markdown.ts';
 import { composeMime, type OutgoingMessage } from './compose.ts';
@@ -166,10 +167,5 @@ function byteLength(part: string | null): number {
 
 /** D-8: the preheader as a hidden first element of the HTML part. */
 function withPreheader(html: string, preheader: string): string {
-  const escaped = preheader
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
-  return `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${escaped}</div>${html}`;
+  return `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${escapeHtml(preheader)}</div>${html}`;
 }

@@ -584,16 +584,6 @@ function uniqueAddresses(addresses: Address[]): Address[] {
   return addresses.filter((a) => !seen.has(a.address) && seen.add(a.address));
 }
 
-/** D-8: the preheader as a hidden first element of the HTML part. */
-function withPreheader(html: string, preheader: string): string {
-  const escaped = preheader
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
-  return `<div style="display:none;max-height:0;overflow:hidden;mso-hide:all" aria-hidden="true">${escaped}</div>${html}`;
-}
-
 function subjectTooLong(): ApiError {
   return new ApiError(
     'subject_too_long',
