@@ -24,6 +24,8 @@ export interface Flag {
   defaultNote?: string;
   /** What the command does without the flag, where that is no value one could type. */
   unset?: string;
+  /** The command refuses to run without it. */
+  required?: true;
   /** What the flag does: plain text, one paragraph, the same in `--help` and in docs/. */
   description: string;
   /** A heading of `--help` the flag is listed under, for commands with many. */
@@ -72,6 +74,7 @@ export function flagUsage(flag: Flag): string {
 
 /** The default as help and docs print it: `4025`, `26214400 (25 MiB)`, `in memory`, `off`. */
 export function defaultText(flag: Flag): string {
+  if (flag.required) return 'required';
   const value = flag.default ?? flag.unset ?? (flag.type === 'boolean' ? 'off' : 'none');
   return flag.defaultNote === undefined ? value : `${value} (${flag.defaultNote})`;
 }
@@ -81,6 +84,7 @@ const NAME_WIDTH = 27;
 
 /** ` (default: 4025)`, ` (default: 50; 10 with --profile quick)`, or nothing when none. */
 function helpDefault(flag: Flag): string {
+  if (flag.required) return ' (required)';
   const value = flag.default ?? flag.unset;
   if (value === undefined) return '';
   return ` (default: ${value}${flag.defaultNote === undefined ? '' : `; ${flag.defaultNote}`})`;

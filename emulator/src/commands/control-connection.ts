@@ -1,4 +1,23 @@
 import { UsageError } from '../cli-options.ts';
+import type { Flag } from '../flag-table.ts';
+
+/** The flags `mailtwin listen` and `mailtwin trigger` both take to find the emulator. */
+export const CONTROL_FLAGS = [
+  {
+    name: 'url',
+    type: 'string',
+    value: '<url>',
+    unset: '$MAILTWIN_CONTROL_URL',
+    description: 'The emulator (its origin or control URL)',
+  },
+  {
+    name: 'token',
+    type: 'string',
+    value: '<token>',
+    unset: '$MAILTWIN_CONTROL_TOKEN',
+    description: 'Its control token',
+  },
+] as const satisfies readonly Flag[];
 
 /** A running emulator's control plane, as `mailtwin listen` and `mailtwin trigger` reach it. */
 export interface ControlConnection {

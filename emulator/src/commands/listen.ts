@@ -2,12 +2,69 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../cli-options.ts';
+import { HELP_FLAG, defaultOf, helpOptions, parseArgsOptions, type Flag } from '../flag-table.ts';
 import {
+  CONTROL_FLAGS,
   ControlError,
   controlCall,
   controlConnection,
   type ControlConnection,
 } from './control-connection.ts';
+
+/** D-30's default: the emulator gives a delivery as long, so a slower answer is lost anyway. */
+export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
+
+/**
+ * Every flag of `mailtwin listen`, written once: the parser, `--help` and the table of
+ * docs/webhooks.md are made from it (flag-table.ts).
+ */
+export const LISTEN_FLAGS = [
+  {
+    name: 'forward-to',
+    type: 'string',
+    value: '<url>',
+    required: true,
+    description: 'Where each delivery goes, e.g. http://localhost:3000/hooks',
+  },
+  {
+    name: 'owner',
+    type: 'string',
+    value: '<id>',
+    unset: "the first owner, the demo's",
+    description: 'The owner whose mail is delivered',
+  },
+  {
+    name: 'scope',
+    type: 'string',
+    value: '<scope>',
+    default: 'follow-owner',
+    description:
+      'follow-owner, one-domain (with --domain) or selected-mailbox (with --mailbox, repeatable)',
+  },
+  {
+    name: 'domain',
+    type: 'string',
+    value: '<domain>',
+    description: 'The domain of a one-domain webhook',
+  },
+  {
+    name: 'mailbox',
+    type: 'string[]',
+    value: '<address>',
+    description: 'A mailbox of a selected-mailbox webhook (repeatable)',
+  },
+  {
+    name: 'forward-timeout-ms',
+    type: 'string',
+    value: '<n>',
+    default: String(DEFAULT_FORWARD_TIMEOUT_MS),
+    defaultNote: "the emulator's delivery time-out, D-30",
+    description:
+      'How long the receiver may take to answer one delivery, its whole answer read; then the emulator gets 504 and retries the delivery as a time-out',
+  },
+  ...CONTROL_FLAGS,
+  HELP_FLAG,
+] as const satisfies readonly Flag[];
 
 export const LISTEN_HELP = `Usage: mailtwin listen --forward-to <url> [options]
 
@@ -24,20 +81,7 @@ gets 504, so the delivery is retried as a time-out.
 
 The emulator must accept loopback webhook targets: npm start does (--allow-loopback-webhooks).
 
-Options:
-  --forward-to <url>   Where each delivery goes (required), e.g. http://localhost:3000/hooks
-  --owner <id>         The owner whose mail is delivered (default: the first owner, the demo's)
-  --scope <scope>      follow-owner (default), one-domain (with --domain) or selected-mailbox
-                       (with --mailbox, repeatable)
-  --domain <domain>    The domain of a one-domain webhook
-  --mailbox <address>  A mailbox of a selected-mailbox webhook (repeatable)
-  --forward-timeout-ms <n>
-                       How long the receiver may take to answer one delivery, its whole
-                       answer read (default 10000, as the emulator's delivery time-out, D-30)
-  --url <url>          The emulator (its origin or control URL; default $MAILTWIN_CONTROL_URL)
-  --token <token>      Its control token (default $MAILTWIN_CONTROL_TOKEN)
-  -h, --help           Show this help
-`;
+${helpOptions(LISTEN_FLAGS)}`;
 
 export interface ListenOptions {
   connection: ControlConnection;
@@ -52,8 +96,6 @@ export interface ListenOptions {
 
 /** The most of a receiver's answer read and passed on; a longer one is cut there. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
-/** D-30's default: the emulator gives a delivery as long, so a slower answer is lost anyway. */
-export const DEFAULT_FORWARD_TIMEOUT_MS = 10_000;
 
 const SCOPES = ['follow-owner', 'one-domain', 'selected-mailbox'] as const;
 
@@ -65,17 +107,7 @@ export function parseListenOptions(argv: string[], env: NodeJS.ProcessEnv): List
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: {
-        'forward-to': { type: 'string' },
-        owner: { type: 'string' },
-        scope: { type: 'string' },
-        domain: { type: 'string' },
-        mailbox: { type: 'string', multiple: true },
-        'forward-timeout-ms': { type: 'string' },
-        url: { type: 'string' },
-        token: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: parseArgsOptions(LISTEN_FLAGS),
     }));
   } catch (error) {
     throw new UsageError(`${(error as Error).message.split('\n')[0]} (see mailtwin listen --help)`);
@@ -91,10 +123,10 @@ export function parseListenOptions(argv: string[], env: NodeJS.ProcessEnv): List
   }
   if (target.protocol !== 'http:' && target.protocol !== 'https:')
     throw new UsageError(`--forward-to must be an http(s) URL, got "${forwardTo}"`);
-  const scope = values.scope ?? 'follow-owner';
+  const scope = values.scope ?? defaultOf(LISTEN_FLAGS, 'scope');
   if (!(SCOPES as readonly string[]).includes(scope))
     throw new UsageError(`--scope must be one of ${SCOPES.join(', ')}, got "${scope}"`);
-  const timeout = values['forward-timeout-ms'] ?? String(DEFAULT_FORWARD_TIMEOUT_MS);
+  const timeout = values['forward-timeout-ms'] ?? defaultOf(LISTEN_FLAGS, 'forward-timeout-ms');
   if (!/^\d{1,7}$/.test(timeout) || Number(timeout) < 1)
     throw new UsageError(
       `--forward-timeout-ms must be an integer from 1 to 9999999, got "${timeout}"`,

@@ -1,24 +1,64 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../cli-options.ts';
-import { controlCall, controlConnection, type ControlConnection } from './control-connection.ts';
+import { HELP_FLAG, defaultOf, helpOptions, parseArgsOptions, type Flag } from '../flag-table.ts';
+import {
+  CONTROL_FLAGS,
+  controlCall,
+  controlConnection,
+  type ControlConnection,
+} from './control-connection.ts';
+
+/**
+ * Every flag of `mailtwin trigger`, written once: the parser, `--help` and the table of
+ * docs/webhooks.md are made from it (flag-table.ts).
+ */
+export const TRIGGER_FLAGS = [
+  {
+    name: 'mailbox',
+    type: 'string',
+    value: '<address>',
+    required: true,
+    description: 'The mailbox that receives it',
+  },
+  {
+    name: 'from',
+    type: 'string',
+    value: '<address>',
+    default: 'mailtwin trigger <trigger@example.com>',
+    description: 'Its sender',
+  },
+  {
+    name: 'subject',
+    type: 'string',
+    value: '<text>',
+    default: 'Triggered by mailtwin',
+    description: 'Its subject',
+  },
+  {
+    name: 'text',
+    type: 'string',
+    value: '<text>',
+    unset: 'a line saying when it was made',
+    description: 'Its text body',
+  },
+  {
+    name: 'eml',
+    type: 'string',
+    value: '<file>',
+    description:
+      'A whole RFC 822 message to deliver instead (--from, --subject and --text do not apply)',
+  },
+  ...CONTROL_FLAGS,
+  HELP_FLAG,
+] as const satisfies readonly Flag[];
 
 export const TRIGGER_HELP = `Usage: mailtwin trigger email.received --mailbox <address> [options]
 
 Makes one inbound email in a mailbox of a running emulator, as mail arriving from outside: it
 is stored in the inbox and every webhook covering the mailbox gets email.received.
 
-Options:
-  --mailbox <address>  The mailbox that receives it (required)
-  --from <address>     Its sender (default: "mailtwin trigger <trigger@example.com>")
-  --subject <text>     Its subject (default: "Triggered by mailtwin")
-  --text <text>        Its text body (default: a line saying when it was made)
-  --eml <file>         A whole RFC 822 message to deliver instead (--from, --subject and
-                       --text do not apply)
-  --url <url>          The emulator (its origin or control URL; default $MAILTWIN_CONTROL_URL)
-  --token <token>      Its control token (default $MAILTWIN_CONTROL_TOKEN)
-  -h, --help           Show this help
-`;
+${helpOptions(TRIGGER_FLAGS)}`;
 
 export interface TriggerOptions {
   connection: ControlConnection;
@@ -42,16 +82,7 @@ export function parseTriggerOptions(
       args: argv,
       strict: true,
       allowPositionals: true,
-      options: {
-        mailbox: { type: 'string' },
-        from: { type: 'string' },
-        subject: { type: 'string' },
-        text: { type: 'string' },
-        eml: { type: 'string' },
-        url: { type: 'string' },
-        token: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: parseArgsOptions(TRIGGER_FLAGS),
     });
   } catch (error) {
     throw new UsageError(
@@ -87,8 +118,8 @@ export function parseTriggerOptions(
     mailbox: values.mailbox,
     message: {
       kind: 'fields',
-      from: values.from ?? 'mailtwin trigger <trigger@example.com>',
-      subject: values.subject ?? 'Triggered by mailtwin',
+      from: values.from ?? defaultOf(TRIGGER_FLAGS, 'from'),
+      subject: values.subject ?? defaultOf(TRIGGER_FLAGS, 'subject'),
       text: values.text ?? `Made by mailtwin trigger at ${now().toISOString()}.`,
     },
   };
