@@ -261,6 +261,32 @@ describe('the dashboard', () => {
     expect(services.faults.list()).toEqual([]);
   });
 
+  it('lists the armed chaos rules in order with their seed and how often each matched and fired', async () => {
+    const { get, services } = await signedIn();
+    expect(await (await get('/dashboard/clock')).text()).toContain('No chaos rule armed.');
+    const { rules } = services.chaos.arm({
+      seed: 77,
+      rules: [
+        { surface: 'http', operation: 'sendEmail', probability: 0, error: { status: 503 } },
+        { surface: 'smtp', stage: 'rcpt', reply: { code: 451, text: '4.7.1 Greylisted' } },
+        { surface: 'webhook', latencyMs: 250, delivery: { outcome: 'timeout' } },
+      ],
+    });
+    for (let i = 0; i < 3; i += 1) services.chaos.decide({ surface: 'smtp', stage: 'rcpt' });
+    services.chaos.decide({ surface: 'smtp', stage: 'mail' }); // matches no rule
+    const page = await (await get('/dashboard/clock')).text();
+    expect(page).toContain('Chaos rules');
+    expect(page).toContain('<span id="chaos-seed">77</span>');
+    const rows = [...page.matchAll(/<tr>\s*<td>(chr_[^<]+)<\/td>([\s\S]*?)<\/tr>/g)].map((m) =>
+      [m[1], ...[...(m[2] ?? '').matchAll(/<td[^>]*>([^<]*)<\/td>/g)].map((c) => c[1])].join(' | '),
+    );
+    expect(rows).toEqual([
+      `${rules[0]?.id} | http sendEmail | 0 | 0 ms | 503 service_unavailable | 0 | 0`,
+      `${rules[1]?.id} | smtp rcpt | 1 | 0 ms | 451 4.7.1 Greylisted | 3 | 3`,
+      `${rules[2]?.id} | webhook every webhook | 1 | 250 ms | timeout | 0 | 0`,
+    ]);
+  });
+
   it('downloads the exact bytes of mail that arrived raw, and of a sent copy the outbox kept', async () => {
     const { get, app, services } = await signedIn();
     const raw = 'From: a@b.example\r\nTo: hello@acme.test\r\nSubject: Raw one\r\n\r\nBody\r\n';

@@ -5,8 +5,9 @@ import { FAULTABLE } from '../../services/faults.ts';
 import { page } from '../layout.ts';
 import { actionButton, when } from '../format.ts';
 import { listTable } from '../parts.ts';
+import { chaosSection } from './chaos-section.ts';
 
-/** `/dashboard/clock`: the emulator's clock (moved only forward) and the armed faults. */
+/** `/dashboard/clock`: the emulator's clock (moved only forward), the armed faults and chaos rules. */
 export function clockPage(services: Services) {
   return (c: Context) => {
     const { clock } = services.deps;
@@ -93,7 +94,8 @@ export function clockPage(services: Services) {
           >
           <label>Count <input name="count" type="number" min="1" value="1" /></label>
           <button type="submit">Arm fault</button>
-        </form>`,
+        </form>
+        ${chaosSection(services.chaos)}`,
     });
   };
 }
