@@ -7,6 +7,7 @@ import { benchConformance } from './conformance.bench.ts';
 import { benchContract } from './contract.bench.ts';
 import { benchDbList, benchHttpList } from './http-list.bench.ts';
 import { benchMix } from './mix.bench.ts';
+import { benchSmtp } from './smtp.bench.ts';
 import { benchReadSide } from './read-side.bench.ts';
 import { benchSendSide } from './send-side.bench.ts';
 import { benchStall } from './stall.bench.ts';
@@ -30,6 +31,7 @@ const SECTIONS: [
   ['send', 'Send side (§4.3) and attachments (§8)', benchSendSide],
   ['stall', 'One large send against a concurrent GET /mailboxes (issue 27 item 1)', benchStall],
   ['webhooks', 'Webhooks (§6)', benchWebhooks],
+  ['smtp', 'SMTP ingest with a pooled nodemailer client (issue 31 item 2)', benchSmtp],
   ['conformance', 'The conformance suite (in process)', benchConformance],
 ];
 const names = SECTIONS.map(([name]) => name);

@@ -1,0 +1,88 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTransport } from 'nodemailer';
+import { cpuMsOf, freePort, rssMbOf, startChild, type ChildServer } from './processes.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const MAILTWIN = join(ROOT, 'bin/mailtwin.js');
+const DEMO_SECRET = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
+const MAILBOX = 'hello@acme.test';
+/** `SMTP_MESSAGES=500 npm run bench -- smtp` for a quicker look. */
+const MESSAGES = Number(process.env.SMTP_MESSAGES ?? 5000);
+const CONNECTIONS = 10;
+
+/** A run's own word, so the API count finds exactly the messages this run sent. */
+const TAG = `smtpbench${Date.now().toString(36)}`;
+
+/** How many emails of the mailbox carry `tag` in their subject, walking every page. */
+async function countListed(origin: string, tag: string): Promise<number> {
+  const auth = { Authorization: `Bearer ${DEMO_SECRET}` };
+  let found = 0;
+  let cursor: string | null = null;
+  do {
+    const url = `${origin}/openapi/v1/emails?mailbox=${MAILBOX}&limit=100&q=${tag}${cursor === null ? '' : `&cursor=${cursor}`}`;
+    const page = (await (await fetch(url, { headers: auth })).json()) as {
+      emails: { subject: string }[];
+      nextCursor: string | null;
+    };
+    found += page.emails.filter((e) => e.subject.includes(tag)).length;
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  return found;
+}
+
+/**
+ * Issue 31 item 2: SMTP ingest with a real client, nodemailer's SMTP transport pooling
+ * `CONNECTIONS` connections, `MESSAGES` messages (text and HTML parts, about 2 KB each) to one
+ * mailbox of `mailtwin serve`; the rate counts from the first message handed to the pool to the
+ * last one accepted (250), then the API must list every one of them. Target ≥ 1,000 messages/s.
+ */
+export async function benchSmtp(print: (line: string) => void): Promise<void> {
+  const smtpPort = await freePort();
+  let server: ChildServer | undefined;
+  try {
+    server = await startChild(
+      process.execPath,
+      [MAILTWIN, 'serve', '--port', '{port}', '--smtp-port', String(smtpPort), '--quiet'],
+      '/openapi/v1/mailboxes',
+      { Authorization: `Bearer ${DEMO_SECRET}` },
+    );
+    const transport = createTransport({
+      host: '127.0.0.1',
+      port: smtpPort,
+      secure: false,
+      ignoreTLS: true,
+      pool: true,
+      maxConnections: CONNECTIONS,
+      maxMessages: Infinity,
+    });
+    const paragraph =
+      'Thanks for the samples: the recycled mailers held up in the drop test and the print is sharp. ';
+    const send = (i: number) =>
+      transport.sendMail({
+        from: 'Jin Park <jin.park@northwind.test>',
+        to: MAILBOX,
+        subject: `Order ${i} ${TAG}`,
+        text: `${paragraph.repeat(8)}\n\nOrder ${i}`,
+        html: `<p>${paragraph.repeat(8)}</p><p>Order <b>${i}</b></p>`,
+      });
+    // Warm the connections and the code paths before timing.
+    await Promise.all(Array.from({ length: CONNECTIONS * 2 }, (_, i) => send(-1 - i)));
+    const cpuBefore = cpuMsOf(server.pid);
+    const started = performance.now();
+    const results = await Promise.allSettled(Array.from({ length: MESSAGES }, (_, i) => send(i)));
+    const seconds = (performance.now() - started) / 1000;
+    const cpu = cpuMsOf(server.pid) - cpuBefore;
+    transport.close();
+    const refused = results.filter((r) => r.status === 'rejected');
+    const listed = (await countListed(server.origin, TAG)) - CONNECTIONS * 2;
+    print(
+      `${MESSAGES} messages (text and HTML, ~2 KB) over ${CONNECTIONS} pooled nodemailer connections to ${MAILBOX}: ${(MESSAGES / seconds).toFixed(0)} messages/s (target ≥ 1,000), ${seconds.toFixed(2)} s; emulator CPU ${(cpu / MESSAGES).toFixed(2)} ms a message; refused ${refused.length}${refused.length > 0 ? ` (first: ${String((refused[0] as PromiseRejectedResult).reason)})` : ''}`,
+    );
+    print(
+      `listed by GET /emails afterwards: ${listed} of ${MESSAGES}${listed === MESSAGES ? ' (all)' : ' (MISSING SOME)'}; emulator RSS ${rssMbOf(server.pid).toFixed(0)} MB`,
+    );
+  } finally {
+    await server?.stop();
+  }
+}
