@@ -159,6 +159,7 @@ async function stringOfLength(world: World, limit: RequestLimit, n: number, tag:
   if (name === 'secret') return `whsec_${ascii(Math.min(n - 6, 64), tag)}`.padEnd(n, 'x');
   if (name === 'contentType') return `application/${'x'.repeat(n - 12)}`;
   if (where === 'armChaos text') return `4.3.0 ${'x'.repeat(n - 6)}`; // an SMTP reply: ASCII
+  if (where === 'armChaos code') return 'c'.repeat(n); // an Error code (D-12)
   if (/(^id$|Id$|Ids$)/.test(name)) return ascii(n, tag);
   return filler(n);
 }

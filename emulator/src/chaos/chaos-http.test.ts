@@ -209,6 +209,11 @@ describe('chaos rules on API operations', () => {
       'missing_field',
       'rules[0].error.code',
     ],
+    [
+      { rules: [{ surface: 'http', error: { status: 503, code: 'Not-A-Code' } }] },
+      'invalid_field',
+      'rules[0].error.code',
+    ],
     [{ rules: [{ surface: 'smtp', stage: 'helo' }] }, 'invalid_field', 'rules[0].stage'],
     [
       { rules: [{ surface: 'smtp', reply: { code: 451, text: 'a\r\nb' } }] },
