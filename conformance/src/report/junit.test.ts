@@ -7,7 +7,7 @@ type Node = Record<string, unknown>;
 const asArray = <T>(value: T | T[] | undefined): T[] =>
   value === undefined ? [] : Array.isArray(value) ? value : [value];
 
-function parse(xml: string) {
+function parse(xml: string, characterReferences = false) {
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '',
@@ -15,7 +15,8 @@ function parse(xml: string) {
     parseTagValue: false,
     trimValues: false,
     processEntities: true,
-    htmlEntities: false,
+    // fast-xml-parser decodes character references (&#10;) only along with HTML's entities.
+    htmlEntities: characterReferences,
   });
   return parser.parse(xml) as { testsuites: Node & { testsuite: Node[] } };
 }
@@ -102,6 +103,19 @@ describe('formatJUnitReport', () => {
     expect((problem.error as Node).message).toBe(
       'conformance/checks/broken.check.ts did not load: SyntaxError <oops> & "more"',
     );
+  });
+
+  it('keeps line breaks, tabs and apostrophes of a message through a parser', () => {
+    const message = "line one\n\tline 'two' & <three>\r\nend";
+    const problems = formatJUnitReport(
+      sampleSummary({ problems: [message], refusals: [] }),
+      SAMPLE_FACTS,
+    );
+    expect(XMLValidator.validate(problems)).toBe(true);
+    const error = (parse(problems, true).testsuites.testsuite.at(-1)!.testcase as Node)
+      .error as Node;
+    expect(error.message).toBe(message);
+    expect(error['#text']).toBe(message.replace(/\r\n/g, '\n'));
   });
 
   it('lists certify refusals as errors', () => {

@@ -1,3 +1,5 @@
+import escapeHtml from 'escape-html';
+import { XMLBuilder } from 'fast-xml-parser';
 import { chargeText, chargingTests, groupResults, skipReasons, type RunFacts } from './facts.ts';
 import type { RuleResult, Summary } from './summary.ts';
 
@@ -17,64 +19,87 @@ export function formatJUnitReport(summary: Summary, facts: RunFacts): string {
   );
   if (summary.problems.length > 0 || summary.refusals.length > 0)
     suites.push(problemSuite(summary));
-  const totals = { tests: 0, failures: 0, errors: 0, skipped: 0 };
-  for (const s of suites) {
-    totals.tests += s.tests;
-    totals.failures += s.failures;
-    totals.errors += s.errors;
-    totals.skipped += s.skipped;
-  }
-  return [
-    '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="mailtwin conformance" tests="${totals.tests}" failures="${totals.failures}" errors="${totals.errors}" skipped="${totals.skipped}" time="${seconds(facts.durationMs)}">`,
-    ...suites.map((s) => s.xml),
-    '</testsuites>',
-    '',
-  ].join('\n');
+  const total = (key: 'tests' | 'failures' | 'errors' | 'skipped') =>
+    String(suites.reduce((sum, s) => sum + Number(s[`@${key}`]), 0));
+  return BUILDER.build({
+    '?xml': { '@version': '1.0', '@encoding': 'UTF-8' },
+    testsuites: {
+      '@name': 'mailtwin conformance',
+      '@tests': total('tests'),
+      '@failures': total('failures'),
+      '@errors': total('errors'),
+      '@skipped': total('skipped'),
+      '@time': seconds(facts.durationMs),
+      testsuite: suites,
+    },
+  }) as string;
 }
 
-interface SuiteXml {
-  xml: string;
-  tests: number;
-  failures: number;
-  errors: number;
-  skipped: number;
-}
+/**
+ * fast-xml-parser's XMLBuilder writes the elements, indented by two spaces, empty ones closed
+ * with `/>`; values are escaped by escape-html (the project's one escaper) after xmlSafe, and
+ * in attributes line breaks and tabs also become character references, so parsers keep them
+ * (XML turns a raw one into a space).
+ */
+const BUILDER = new XMLBuilder({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  format: true,
+  indentBy: '  ',
+  suppressEmptyNode: true,
+  suppressBooleanAttributes: false,
+  processEntities: false,
+  tagValueProcessor: (_name: string, value: unknown) => escapeHtml(xmlSafe(String(value))),
+  attributeValueProcessor: (_name: string, value: unknown) =>
+    escapeHtml(xmlSafe(String(value)))
+      .replace(/\n/g, '&#10;')
+      .replace(/\r/g, '&#13;')
+      .replace(/\t/g, '&#9;'),
+});
 
-function suite(group: string, results: RuleResult[], facts: RunFacts): SuiteXml {
+/** One <testsuite> element as XMLBuilder takes it: `@name` an attribute, others children. */
+type Element = { [key: string]: string | Element | Element[] };
+
+function suite(group: string, results: RuleResult[], facts: RunFacts): Element {
   let failures = 0;
   let skipped = 0;
   let timeMs = 0;
-  const cases = results.map((result) => {
+  const cases = results.map((result): Element => {
     const ms = result.tests.reduce((sum, t) => sum + (t.durationMs ?? 0), 0);
     timeMs += ms;
-    const open = `    <testcase classname="${attr(group)}" name="${attr(`${result.rule.id} ${result.rule.sentence}`)}" time="${seconds(ms)}"`;
+    const testcase = {
+      '@classname': group,
+      '@name': `${result.rule.id} ${result.rule.sentence}`,
+      '@time': seconds(ms),
+    };
     const charged = chargingTests(result);
     const errors = charged.flatMap((t) => t.errors);
     const texts = charged.map((t) => `${chargeText(t)}\n\n${t.errors.join('\n\n')}`);
     switch (result.status) {
       case 'pass':
-        return `${open}/>`;
+        return testcase;
       case 'fail':
         failures += 1;
-        return [
-          `${open}>`,
-          `      <failure message="${attr(firstLine(errors) ?? 'failed')}" type="${result.rule.source}">${text(texts.join('\n\n'))}</failure>`,
-          '    </testcase>',
-        ].join('\n');
+        return {
+          ...testcase,
+          failure: {
+            '@message': firstLine(errors) ?? 'failed',
+            '@type': result.rule.source,
+            '#text': texts.join('\n\n'),
+          },
+        };
       case 'warn':
-        return [
-          `${open}>`,
-          `      <system-out>${text(`WARN: a decided rule failed; a deployment may have chosen otherwise (spec/DECISIONS.md); --strict makes this a failure.\n\n${texts.join('\n\n')}`)}</system-out>`,
-          '    </testcase>',
-        ].join('\n');
+        return {
+          ...testcase,
+          'system-out': `WARN: a decided rule failed; a deployment may have chosen otherwise (spec/DECISIONS.md); --strict makes this a failure.\n\n${texts.join('\n\n')}`,
+        };
       case 'skip':
       case 'harness':
         skipped += 1;
-        return `${open}>\n      <skipped message="${attr(skipReasons(result).join('; '))}"/>\n    </testcase>`;
+        return { ...testcase, skipped: { '@message': skipReasons(result).join('; ') } };
       case 'unchecked':
         skipped += 1;
-        return `${open}>\n      <skipped message="no check covers this rule yet"/>\n    </testcase>`;
+        return { ...testcase, skipped: { '@message': 'no check covers this rule yet' } };
     }
   });
   const properties = [
@@ -83,44 +108,40 @@ function suite(group: string, results: RuleResult[], facts: RunFacts): SuiteXml 
     ['numRuns', String(facts.numRuns)],
     ['profile', facts.profile ?? 'full'],
     ...(facts.shard === undefined ? [] : [['shard', facts.shard]]),
-  ]
-    .map(([name, value]) => `      <property name="${attr(name!)}" value="${attr(value!)}"/>`)
-    .join('\n');
+  ].map(([name, value]) => ({ '@name': name!, '@value': value! }));
   return {
-    tests: results.length,
-    failures,
-    errors: 0,
-    skipped,
-    xml: [
-      `  <testsuite name="${attr(group)}" tests="${results.length}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(timeMs)}"${facts.startedAt === undefined ? '' : ` timestamp="${attr(facts.startedAt.replace(/\.\d+Z$/, ''))}"`}>`,
-      '    <properties>',
-      properties,
-      '    </properties>',
-      ...cases,
-      '  </testsuite>',
-    ].join('\n'),
+    '@name': group,
+    '@tests': String(results.length),
+    '@failures': String(failures),
+    '@errors': '0',
+    '@skipped': String(skipped),
+    '@time': seconds(timeMs),
+    ...(facts.startedAt === undefined
+      ? {}
+      : { '@timestamp': facts.startedAt.replace(/\.\d+Z$/, '') }),
+    properties: { property: properties },
+    testcase: cases,
   };
 }
 
-function problemSuite(summary: Summary): SuiteXml {
+function problemSuite(summary: Summary): Element {
   const entries = [
     ...summary.problems.map((p) => ['suite problem', p] as const),
     ...summary.refusals.map((r) => ['certify', r] as const),
   ];
-  const cases = entries.map(
-    ([kind, message], i) =>
-      `    <testcase classname="mailtwin conformance" name="${attr(`${kind} ${i + 1}`)}" time="0">\n      <error message="${attr(message)}" type="${attr(kind)}">${text(message)}</error>\n    </testcase>`,
-  );
   return {
-    tests: entries.length,
-    failures: 0,
-    errors: entries.length,
-    skipped: 0,
-    xml: [
-      `  <testsuite name="Suite problems and certification" tests="${entries.length}" failures="0" errors="${entries.length}" skipped="0" time="0">`,
-      ...cases,
-      '  </testsuite>',
-    ].join('\n'),
+    '@name': 'Suite problems and certification',
+    '@tests': String(entries.length),
+    '@failures': '0',
+    '@errors': String(entries.length),
+    '@skipped': '0',
+    '@time': '0',
+    testcase: entries.map(([kind, message], i) => ({
+      '@classname': 'mailtwin conformance',
+      '@name': `${kind} ${i + 1}`,
+      '@time': '0',
+      error: { '@message': message, '@type': kind, '#text': message },
+    })),
   };
 }
 
@@ -141,21 +162,4 @@ export function xmlSafe(value: string): string {
     .replace(/\u001b\[[0-9;]*[A-Za-z]/g, '')
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '\ufffd')
     .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
-}
-
-/** Escapes an attribute value; newlines and tabs as references so parsers keep them. */
-function attr(value: string): string {
-  return xmlSafe(value)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&apos;')
-    .replace(/\n/g, '&#10;')
-    .replace(/\r/g, '&#13;')
-    .replace(/\t/g, '&#9;');
-}
-
-function text(value: string): string {
-  return xmlSafe(value).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
