@@ -33,6 +33,26 @@ describe('loading a binding', () => {
     expect(isDefaultBinding(bindingFrom({ binding: 1, name: 'renamed only' }, 'x'))).toBe(true);
   });
 
+  it('takes a binding that lists the default entries in another order as the default', () => {
+    const reordered = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(reordered)
+        : typeof value === 'object' && value !== null
+          ? Object.fromEntries(
+              Object.entries(value)
+                .reverse()
+                .map(([k, v]) => [k, reordered(v)]),
+            )
+          : value;
+    const binding = loadBindingFile(DEFAULT_BINDING_PATH);
+    const shuffled = reordered(binding) as typeof binding;
+    expect(Object.keys(shuffled)).not.toEqual(Object.keys(binding));
+    expect(isDefaultBinding(shuffled)).toBe(true);
+    expect(isDefaultBinding({ ...shuffled, list: { ...shuffled.list, array: 'data' } })).toBe(
+      false,
+    );
+  });
+
   it('merges a partial file over the default, entry by entry', () => {
     const binding = bindingFrom(
       { binding: 1, list: { array: 'data' }, operations: { sendEmail: { status: 200 } } },

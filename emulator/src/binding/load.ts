@@ -5,6 +5,7 @@
  * file and the entry.
  */
 import { readFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { parse } from 'yaml';
 import { newAjv2020 } from '../json-schema.ts';
 import { packagePath } from '../package-root.ts';
@@ -215,15 +216,6 @@ function arrayPrefix(path: RecordPath): string | undefined {
 export function isDefaultBinding(binding: Binding): boolean {
   const { name: _a, ...given } = binding;
   const { name: _b, ...own } = loadDefaultBinding();
-  return canonical(given) === canonical(own);
-}
-
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value))
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(value[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(value);
+  // Deep equality, key order aside: no canonical text is needed to compare two parsed files.
+  return isDeepStrictEqual(given, own);
 }
