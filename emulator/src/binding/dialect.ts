@@ -15,9 +15,11 @@ import {
   type AnswerContext,
 } from './answers.ts';
 import type { Binding, OperationName } from './binding.ts';
-import { folderMap, type FolderMap } from './folders.ts';
+import { folderMap } from './folders.ts';
+import { sharedRenderPool } from '../mime/render-pool.ts';
 import { renderEmail, webhookDataLayout, type RecordLayout } from './records.ts';
-import { forwardRequest, listQuery, sendRequest, updateRequest, type Renamed } from './requests.ts';
+import { RENAMES, renameRequestBytes, type RenamedBytes } from './rename-bytes.ts';
+import { listQuery } from './requests.ts';
 
 const BASE = '/openapi/v1';
 
@@ -29,13 +31,17 @@ export interface Dialect {
   webhookData: (data: unknown) => unknown;
 }
 
-export function createDialect(binding: Binding): Dialect {
+export function createDialect(
+  binding: Binding,
+  renameOffThread: OffThreadRenamer = (operation, bytes, b) =>
+    sharedRenderPool.rename(operation, bytes, b),
+): Dialect {
   const folders = folderMap(binding.folders);
   const context: AnswerContext = answerContext(binding);
   const dataLayout: RecordLayout = webhookDataLayout(binding);
   return {
     binding,
-    middleware: dialectMiddleware(context),
+    middleware: dialectMiddleware(context, renameOffThread),
     webhookData: (data) =>
       typeof data === 'object' && data !== null
         ? renderEmail(data as Record<string, unknown>, dataLayout, folders)
@@ -43,16 +49,24 @@ export function createDialect(binding: Binding): Dialect {
   };
 }
 
-const RENAMES: Partial<
-  Record<OperationName, (body: Record<string, unknown>, b: Binding, f: FolderMap) => Renamed>
-> = {
-  updateEmail: updateRequest,
-  sendEmail: (body, b) => sendRequest(body, b),
-  replyToEmail: (body, b) => sendRequest(body, b),
-  forwardEmail: (body, b) => forwardRequest(body, b),
-};
+/**
+ * Bodies of more than this many bytes are renamed on a render thread: parsing and writing back
+ * megabytes of JSON would hold the event loop (issue 27 item 1). The size from which a send's
+ * body is parsed on one anyway (services/send-service.ts RAW_REQUEST_BYTES).
+ */
+export const OFF_THREAD_BYTES = 64 * 1024;
 
-function dialectMiddleware(context: AnswerContext): MiddlewareHandler {
+/** Renames a large body off the event loop; the render threads' by default. */
+export type OffThreadRenamer = (
+  operation: OperationName,
+  bytes: Uint8Array,
+  binding: Binding,
+) => Promise<RenamedBytes>;
+
+function dialectMiddleware(
+  context: AnswerContext,
+  renameOffThread: OffThreadRenamer,
+): MiddlewareHandler {
   const { binding, folders } = context;
   return async (c, next) => {
     const url = new URL(c.req.url);
@@ -75,34 +89,30 @@ function dialectMiddleware(context: AnswerContext): MiddlewareHandler {
       rename({}, binding, folders).wireNames.forEach((wire, internal) =>
         wireNames.set(internal, wire),
       );
-      const read = c.req.text.bind(c.req);
+      const read = c.req.arrayBuffer.bind(c.req);
       // Read lazily, where the route reads it (as text, or as bytes: a large send's body goes
       // to a render thread as bytes), after authentication and the body limit; once.
-      let renamedText: Promise<string> | undefined;
-      c.req.text = () => (renamedText ??= renameBody());
+      let renamedBytes: Promise<Uint8Array> | undefined;
+      const renamed = () => (renamedBytes ??= renameBody());
+      c.req.text = async () => new TextDecoder().decode(await renamed());
       c.req.arrayBuffer = async () => {
-        const bytes = new TextEncoder().encode(await c.req.text());
-        return bytes.buffer.slice(
-          bytes.byteOffset,
-          bytes.byteOffset + bytes.byteLength,
+        const bytes = await renamed();
+        return (
+          bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+            ? bytes.buffer
+            : bytes.slice().buffer
         ) as ArrayBuffer;
       };
       const renameBody = async () => {
-        const text = await read();
-        let value: unknown;
-        try {
-          value = JSON.parse(text);
-        } catch {
-          return text; // the route answers invalid_json
-        }
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) return text;
-        const renamed = rename(value as Record<string, unknown>, binding, folders);
-        renamed.wireNames.forEach((wire, internal) => wireNames.set(internal, wire));
-        if (operation === 'updateEmail') {
-          const folder = (value as Record<string, unknown>)[binding.update.folder];
-          if (typeof folder === 'string') sentFolder = folder;
-        }
-        return JSON.stringify(renamed.body);
+        const bytes = new Uint8Array(await read());
+        const renaming = operation as OperationName; // one of RENAMES'
+        const result =
+          bytes.byteLength > OFF_THREAD_BYTES
+            ? await renameOffThread(renaming, bytes, binding)
+            : renameRequestBytes(renaming, bytes, binding, folders);
+        for (const [internal, wire] of result.wireNames) wireNames.set(internal, wire);
+        if (result.sentFolder !== undefined) sentFolder = result.sentFolder;
+        return result.bytes;
       };
     }
 

@@ -12,6 +12,8 @@ import {
 } from './render-body.ts';
 import type { PackedResult, RenderReply, RenderRequest } from './render-worker.ts';
 import type { Prepared } from '../services/prepare-request.ts';
+import type { Binding, OperationName } from '../binding/binding.ts';
+import type { RenamedBytes } from '../binding/rename-bytes.ts';
 
 /**
  * Bodies up to this many characters once filled in (and messages with up to INLINE_ATTACHMENT
@@ -50,12 +52,20 @@ export interface BodyRenderer {
   close(): Promise<void>;
 }
 
-/** What a thread is asked: a body to render, or a request to parse. */
-type Task = { job: BodyJob } | { parse: { schemaName: string; bytes: Uint8Array } };
+/** What a thread is asked: a body to render, a request to parse, or one to rename. */
+type Task =
+  { job: BodyJob } | { parse: { schemaName: string; bytes: Uint8Array } } | { rename: RenameTask };
+
+/** A request body in a binding's names (binding/rename-bytes.ts). */
+export interface RenameTask {
+  operation: OperationName;
+  bytes: Uint8Array;
+  binding: Binding;
+}
 
 interface Pending {
   task: Task;
-  resolve: (result: BodyResult | Prepared) => void;
+  resolve: (result: BodyResult | Prepared | RenamedBytes) => void;
   reject: (error: Error) => void;
   /** Ends the render's thread once it has run past the budget. */
   timer: NodeJS.Timeout;
@@ -117,6 +127,21 @@ export class RenderPool implements BodyRenderer {
     );
   }
 
+  /**
+   * Renames a large request body from `binding`'s names into the emulator's (the dialect,
+   * binding/dialect.ts), on a thread; the bytes are moved there and back, as for parse.
+   */
+  rename(operation: OperationName, bytes: Uint8Array, binding: Binding): Promise<RenamedBytes> {
+    const own = bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
+    return new Promise<RenamedBytes>((resolve, reject) =>
+      this.post(
+        { rename: { operation, bytes: own, binding } },
+        resolve as Pending['resolve'],
+        reject,
+      ),
+    );
+  }
+
   private offload(job: BodyJob): Promise<BodyResult> {
     return new Promise<BodyResult>((resolve, reject) =>
       this.post({ job }, resolve as Pending['resolve'], reject),
@@ -132,11 +157,8 @@ export class RenderPool implements BodyRenderer {
     timer.unref();
     this.pending.set(id, { task, resolve, reject, timer });
     thread.held.add(id);
-    if (
-      'parse' in task &&
-      task.parse.bytes.byteLength === 0 &&
-      task.parse.bytes.buffer.byteLength === 0
-    ) {
+    const moved = 'parse' in task ? task.parse.bytes : 'rename' in task ? task.rename.bytes : null;
+    if (moved !== null && moved.byteLength === 0 && moved.buffer.byteLength === 0) {
       // Posted again after its thread was ended: its bytes went with that thread.
       this.take(id)?.reject(new Error('render thread ended while it held a request to parse'));
       thread.held.delete(id);
@@ -150,8 +172,8 @@ export class RenderPool implements BodyRenderer {
       return;
     }
     const transfer =
-      'parse' in task
-        ? [task.parse.bytes.buffer as ArrayBuffer]
+      moved !== null
+        ? [moved.buffer as ArrayBuffer]
         : boxes.map((box) => box.bytes.buffer as ArrayBuffer);
     this.lent.set(id, boxes);
     thread.worker.postMessage({ id, ...task } satisfies RenderRequest, transfer);
@@ -205,6 +227,7 @@ export class RenderPool implements BodyRenderer {
       if (pending === undefined) return;
       if ('error' in reply) pending.reject(new Error(`render thread: ${reply.error}`));
       else if ('prepared' in reply) pending.resolve(reply.prepared);
+      else if ('renamed' in reply) pending.resolve(reply.renamed);
       else pending.resolve(revive(reply.result));
     });
     const fail = (error: Error) => {

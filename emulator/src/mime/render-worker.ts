@@ -6,10 +6,14 @@
 import { parentPort } from 'node:worker_threads';
 import { boxesOf, renderBody, type BodyJob, type BodyResult } from './render-body.ts';
 import { prepareRequest, transfersOf, type Prepared } from '../services/prepare-request.ts';
+import { renameRequestBytes, type RenamedBytes } from '../binding/rename-bytes.ts';
+import type { RenameTask } from './render-pool.ts';
 
 /** What the pool posts, and what it gets back for the same id. */
 export type RenderRequest =
-  { id: number; job: BodyJob } | { id: number; parse: { schemaName: string; bytes: Uint8Array } };
+  | { id: number; job: BodyJob }
+  | { id: number; parse: { schemaName: string; bytes: Uint8Array } }
+  | { id: number; rename: RenameTask };
 
 /**
  * A rendered body as it crosses back: its parts as UTF-8 bytes, moved rather than copied (a
@@ -32,6 +36,7 @@ export type PackedResult =
 export type RenderReply =
   | { id: number; result: PackedResult; returned: Uint8Array[] }
   | { id: number; prepared: Prepared }
+  | { id: number; renamed: RenamedBytes }
   | { id: number; error: string; returned?: Uint8Array[] };
 
 function pack(result: BodyResult): { packed: PackedResult; transfer: ArrayBuffer[] } {
@@ -79,6 +84,19 @@ if (port !== null) {
       );
   port.on('message', (request: RenderRequest) => {
     const { id } = request;
+    if ('rename' in request) {
+      const { operation, bytes, binding } = request.rename;
+      try {
+        const renamed = renameRequestBytes(operation, bytes, binding);
+        const out = own(renamed.bytes);
+        port.postMessage({ id, renamed: { ...renamed, bytes: out } } satisfies RenderReply, [
+          out.buffer as ArrayBuffer,
+        ]);
+      } catch (error) {
+        fail(id)(error);
+      }
+      return;
+    }
     if ('parse' in request) {
       try {
         const prepared = prepareRequest(request.parse.schemaName, request.parse.bytes);
