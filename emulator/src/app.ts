@@ -2,18 +2,19 @@ import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { DEFAULT_MAX_REQUEST_BYTES } from './cli-options.ts';
 import { ControllableClock } from './clock.ts';
+import type { AppDeps, Services } from './deps.ts';
 import { ApiError, quoteForMessage, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
-import { hostCheck, type HostPolicy } from './http/host-check.ts';
+import { hostCheck } from './http/host-check.ts';
 import { AccessByRequest } from './http/request-access.ts';
 import { requestBodyLimit } from './http/request-body-limit.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { allowedMethods, pathMethodsOf, routeMethods } from './http/allowed-methods.ts';
 import { parameterLimits } from './http/parameter-limits.ts';
 import { rateLimit } from './http/rate-limit.ts';
-import { SlidingWindowLimiter, type RateLimit } from './domain/rate-limit.ts';
+import { SlidingWindowLimiter } from './domain/rate-limit.ts';
 import { RequestValidator } from './http/request-validator.ts';
-import { cryptoIds, type Ids } from './ids.ts';
+import { cryptoIds } from './ids.ts';
 import { controlRoutes } from './routes/control.ts';
 import { dashboardMount } from './dashboard/mount.ts';
 import { controlSpec } from './routes/control/body.ts';
@@ -26,81 +27,27 @@ import { unsubscribeRoutes } from './routes/unsubscribe.ts';
 import { healthRoutes } from './routes/health.ts';
 import { DirectoryService } from './services/directory-service.ts';
 import { FaultInjector } from './services/faults.ts';
-import { Chaos, realSleep, type Sleep } from './chaos/chaos.ts';
+import { Chaos, realSleep } from './chaos/chaos.ts';
 import { chaosMiddleware } from './chaos/http.ts';
 import { operationsOf } from './chaos/operations.ts';
 import { InboundService } from './services/inbound-service.ts';
 import { LocalDelivery } from './services/local-delivery.ts';
 import { SendService } from './services/send-service.ts';
-import { sharedRenderPool, type BodyRenderer } from './mime/render-pool.ts';
+import { sharedRenderPool } from './mime/render-pool.ts';
 import { UploadService } from './services/upload-service.ts';
 import { WebhookService } from './services/webhook-service.ts';
 import { WebhookSink } from './services/webhook-sink.ts';
 import { sinkRoutes } from './routes/sink.ts';
-import { httpConnector, type Connector } from './webhooks/connector.ts';
+import { httpConnector } from './webhooks/connector.ts';
 import { WebhookDispatcher } from './webhooks/dispatcher.ts';
-import { systemResolver, type Resolver } from './webhooks/endpoint-guard.ts';
+import { systemResolver } from './webhooks/endpoint-guard.ts';
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from './domain/webhook-policy.ts';
-import { loadSpec, type OpenApiDocument } from './spec.ts';
-import { openStore, type Store } from './store/store.ts';
+import { loadSpec } from './spec.ts';
+import { openStore } from './store/store.ts';
 import type { Email } from './domain/types.ts';
-import type { Binding } from './binding/binding.ts';
-import { createDialect, type Dialect } from './binding/dialect.ts';
+import { createDialect } from './binding/dialect.ts';
 import { isDefaultBinding } from './binding/load.ts';
 import { servedSpec } from './binding/served-spec.ts';
-
-/** What the app is built from; everything with state or side effects is injected here. */
-export interface AppDeps {
-  spec: OpenApiDocument;
-  store: Store;
-  clock: ControllableClock;
-  ids: Ids;
-  /** The bearer token of the control plane (/_mailtwin/v1). */
-  controlToken: string;
-  maxRequestBytes: number;
-  /**
-   * D-66: which `Host` names are served (`--host`, `--allowed-hosts`); loopback names and IP
-   * literals always are. Defaults to none beyond those.
-   */
-  hosts: HostPolicy;
-  /** How webhook deliveries reach the network; tests inject their own. */
-  connector: Connector;
-  /** How webhook host names resolve; tests inject their own, so nothing leaves loopback. */
-  resolver: Resolver;
-  /** `--allow-loopback-webhooks`: loopback targets allowed, nothing else. */
-  allowLoopbackWebhooks: boolean;
-  /** D-30: the deadline of one delivery attempt. */
-  webhookTimeoutMs: number;
-  /** D-38: `--rate-limit`, per API key; null for none. The control plane can change it. */
-  rateLimit: RateLimit | null;
-  /**
-   * `--delivery-delay-ms`: how long mail sent to a mailbox here takes to reach it, on `clock`;
-   * 0 (the default) delivers with the send. Inbound mail is never delayed.
-   */
-  deliveryDelayMs: number;
-  /** This instance's origin once it listens (set by `mailtwin serve`), for the demo sink. */
-  selfOrigin: { value?: string };
-  /** Where unexpected errors are reported; never into a response body. */
-  logError: (error: unknown) => void;
-  /** How the emulator waits out a chaos rule's latency (chaos/); tests inject one that moves the clock. */
-  sleep: Sleep;
-  /**
-   * `--binding`/`--contract`: the deployment's names and statuses the API speaks at its edge
-   * (binding/); null (the default) or the default binding: spec/DECISIONS.md's own, nothing
-   * mapped.
-   */
-  binding: Binding | null;
-  /**
-   * Renders message bodies, large ones on worker threads (mime/render-pool.ts); closed by
-   * `closeServices` when the emulator stops. Defaults to the process's shared pool.
-   */
-  renderer: BodyRenderer;
-  /**
-   * Whether repeated GETs are answered from the response cache (http/response-cache.ts); true
-   * by default, false with `mailtwin serve --no-response-cache`, so its effect can be measured.
-   */
-  responseCache: boolean;
-}
 
 export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
   return {
@@ -125,34 +72,6 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     renderer: overrides.renderer ?? sharedRenderPool,
     responseCache: overrides.responseCache ?? true,
   };
-}
-
-/** The services routes and fixtures share: every rule of the emulator lives below these. */
-export interface Services {
-  deps: AppDeps;
-  directory: DirectoryService;
-  inbound: InboundService;
-  requests: RequestValidator;
-  uploads: UploadService;
-  send: SendService;
-  /** When mail sent to a mailbox here arrives (`--delivery-delay-ms`). */
-  localDelivery: LocalDelivery;
-  faults: FaultInjector;
-  /** Seeded chaos rules over API operations, SMTP stages and webhook deliveries (docs/chaos.md). */
-  chaos: Chaos;
-  /** Signs `{{unsubscribe_url}}` links of this instance. */
-  unsubscribeKey: string;
-  dispatcher: WebhookDispatcher;
-  webhooks: WebhookService;
-  sink: WebhookSink;
-  /** D-38: requests per API key, counted on the injected clock. */
-  rateLimiter: SlidingWindowLimiter;
-  /** Who each API request was, as the API decided it, for the request log. */
-  accessByRequest: AccessByRequest;
-  /** The binding spoken at the edge; null for spec/DECISIONS.md's own, where nothing is mapped. */
-  dialect: Dialect | null;
-  /** Repeated GETs' answers, mounted on the API unless `deps.responseCache` is false. */
-  responseCache: ResponseCache;
 }
 
 export function createServices(deps: AppDeps): Services {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
-import type { Services } from './app.ts';
+import type { Services } from './deps.ts';
 import { signInUrl } from './dashboard/session.ts';
 import type { ServeOptions } from './cli-options.ts';
 import { lookupOf, secretMatches } from './domain/api-key-secrets.ts';

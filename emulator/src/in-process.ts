@@ -1,4 +1,5 @@
-import { createApp, defaultDeps, type AppDeps } from './app.ts';
+import { createApp, defaultDeps } from './app.ts';
+import type { AppDeps } from './deps.ts';
 import { loadBindingFile } from './binding/load.ts';
 
 export { httpConnector, type Connector } from './webhooks/connector.ts';

@@ -1,4 +1,4 @@
-import type { Services } from './app.ts';
+import type { Services } from './deps.ts';
 import { lookupOf } from './domain/api-key-secrets.ts';
 import { eventsOf, type EmulatorEvent } from './events.ts';
 import type { SmtpOutcome } from './smtp/smtp-ingress.ts';

@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { serve, type ServerType } from '@hono/node-server';
-import { createApp, defaultDeps, type AppDeps } from '../../emulator/src/app.ts';
+import { createApp, defaultDeps } from '../../emulator/src/app.ts';
+import type { AppDeps } from '../../emulator/src/deps.ts';
 import type { JsonReport } from '../../conformance/src/report/json.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');

@@ -1,5 +1,5 @@
 import type { Context, Hono } from 'hono';
-import type { Services } from '../app.ts';
+import type { Services } from '../deps.ts';
 import { FOLDERS, type Folder } from '../domain/types.ts';
 import type { ControlAnswer, ControlClient } from './control-client.ts';
 import { afterAction, backTo, field, fieldList, formFields, seg } from './format.ts';

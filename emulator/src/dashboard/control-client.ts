@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Services } from '../app.ts';
+import type { Services } from '../deps.ts';
 import { toApiError } from '../errors.ts';
 import { controlRoutes } from '../routes/control.ts';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createApp, createServices, defaultDeps, type Services } from '../app.ts';
+import { createApp, createServices, defaultDeps } from '../app.ts';
+import type { Services } from '../deps.ts';
 import { DEFAULT_FIXTURES } from '../cli-options.ts';
 import { loadFixtureFile } from '../fixtures/load-fixture.ts';
 import { eventsOf } from '../events.ts';

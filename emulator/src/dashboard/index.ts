@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
-import type { Services } from '../app.ts';
+import type { Services } from '../deps.ts';
 import { toApiError } from '../errors.ts';
 import { eventsOf } from '../events.ts';
 import { registerActions } from './actions.ts';

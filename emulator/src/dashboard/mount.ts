@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import type { Services } from '../app.ts';
+import type { Services } from '../deps.ts';
 import { eventsOf } from '../events.ts';
 import { ExchangeLog } from './exchange-log.ts';
 

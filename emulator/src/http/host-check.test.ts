@@ -3,7 +3,8 @@
 import { connect } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp, createServices, defaultDeps, type AppDeps } from '../app.ts';
+import { createApp, createServices, defaultDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { hostAllowed, type HostPolicy } from './host-check.ts';
 import { serveWithJsonErrors } from './node-server.ts';
 

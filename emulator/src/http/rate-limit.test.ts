@@ -5,7 +5,8 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { createApp, createServices, defaultDeps, type AppDeps } from '../app.ts';
+import { createApp, createServices, defaultDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { ControllableClock } from '../clock.ts';
 import type { RateLimit } from '../domain/rate-limit.ts';
 import { loadSpec } from '../spec.ts';

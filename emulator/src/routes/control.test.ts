@@ -10,7 +10,8 @@ import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { createApp, defaultDeps, type AppDeps } from '../app.ts';
+import { createApp, defaultDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { ControllableClock } from '../clock.ts';
 import { CONTROL_SPEC_PATH } from './control/body.ts';
 

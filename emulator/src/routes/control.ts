@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Services } from '../app.ts';
+import type { Services } from '../deps.ts';
 import { parameterLimits } from '../http/parameter-limits.ts';
 import { controlSpec, controlValidator } from './control/body.ts';
 import {

@@ -2,7 +2,8 @@
 // send answers. No test waits for real time: the emulator's clock is moved by hand (a frozen
 // real clock plus the control plane's /clock), or vitest's fake timers stand in for setTimeout.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createApp, createServices, defaultDeps, type AppDeps } from '../app.ts';
+import { createApp, createServices, defaultDeps } from '../app.ts';
+import type { AppDeps } from '../deps.ts';
 import { ControllableClock } from '../clock.ts';
 import { LocalDelivery } from './local-delivery.ts';
 

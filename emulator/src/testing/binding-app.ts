@@ -2,7 +2,8 @@
  * For the binding tests: the emulator on the demo data with predictable ids and time, speaking
  * a binding (or none), called through `app.request` as a client would. Only tests import it.
  */
-import { createApp, createServices, defaultDeps, type Services } from '../app.ts';
+import { createApp, createServices, defaultDeps } from '../app.ts';
+import type { Services } from '../deps.ts';
 import type { Binding } from '../binding/binding.ts';
 import { ControllableClock } from '../clock.ts';
 import { loadFixtureFile } from '../fixtures/load-fixture.ts';

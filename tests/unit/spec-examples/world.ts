@@ -5,13 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
-import {
-  createApp,
-  createServices,
-  defaultDeps,
-  type AppDeps,
-  type Services,
-} from '../../../emulator/src/app.ts';
+import { createApp, createServices, defaultDeps } from '../../../emulator/src/app.ts';
+import type { AppDeps, Services } from '../../../emulator/src/deps.ts';
 import { ControllableClock } from '../../../emulator/src/clock.ts';
 import { loadFixtureFile } from '../../../emulator/src/fixtures/load-fixture.ts';
 import type { OpenApiDocument } from '../../../emulator/src/spec.ts';

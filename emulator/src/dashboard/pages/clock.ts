@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import { FAULTABLE } from '../../services/faults.ts';
 import { page } from '../layout.ts';
 import { actionButton, when } from '../format.ts';

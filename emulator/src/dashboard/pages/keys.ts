@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import { page } from '../layout.ts';
 import { actionButton, seg, when } from '../format.ts';
 import { listTable, ownerAndScopeFields, scopeText, secretNotice } from '../parts.ts';

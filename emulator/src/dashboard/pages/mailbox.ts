@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import { ApiError } from '../../errors.ts';
 import { encodeCursor, parseListQuery } from '../../domain/list-query.ts';
 import { FOLDERS, type EmailSummary } from '../../domain/types.ts';

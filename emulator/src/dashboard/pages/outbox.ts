@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import { ApiError, quoteForMessage } from '../../errors.ts';
 import type { OutboxEntry } from '../../store/outbox-store.ts';
 import { page } from '../layout.ts';

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { html } from 'hono/html';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import type { WebhookExchange } from '../../events.ts';
 import type { Attempt, Webhook } from '../../store/webhook-store.ts';
 import type { ExchangeLog } from '../exchange-log.ts';

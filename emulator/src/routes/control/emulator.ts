@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import type { ControllableClock } from '../../clock.ts';
 import { ApiError } from '../../errors.ts';
 import { parseTimestampParam } from '../../domain/query-params.ts';

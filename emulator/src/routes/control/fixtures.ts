@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import { ApiError } from '../../errors.ts';
 import { FixtureError, loadFixture } from '../../fixtures/load-fixture.ts';
 import { readJsonObject } from '../../http/json-body.ts';

@@ -1,5 +1,5 @@
 import { Hono, type Context } from 'hono';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import { ApiError } from '../../errors.ts';
 import { emailDetail } from '../../domain/email-view.ts';
 import { parseBooleanParam } from '../../domain/query-params.ts';

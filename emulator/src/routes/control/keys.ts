@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import type { Scope } from '../../domain/types.ts';
 import { readControlBody } from './body.ts';
 import { keyView } from './views.ts';

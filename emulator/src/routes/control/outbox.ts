@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import { ApiError, quoteForMessage } from '../../errors.ts';
 import type { OutboxEntry } from '../../store/outbox-store.ts';
 import type { TenantService } from '../../services/tenant-service.ts';

@@ -2,7 +2,8 @@
 // and removed in one call, and long polls woken by the event bus. spec/control.yaml's shapes are
 // checked in routes/control.test.ts; these tests hold the behaviour.
 import { describe, expect, it } from 'vitest';
-import { createApp, createServices, defaultDeps, type AppDeps } from '../../app.ts';
+import { createApp, createServices, defaultDeps } from '../../app.ts';
+import type { AppDeps } from '../../deps.ts';
 
 const TOKEN = 'test-token';
 

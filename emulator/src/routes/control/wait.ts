@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import { encodeCursor, parseListQuery } from '../../domain/list-query.ts';
 import type { TenantService } from '../../services/tenant-service.ts';
 import { parseWaitTimeout, waitFor } from '../../services/waits.ts';

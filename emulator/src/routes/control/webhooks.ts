@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Services } from '../../app.ts';
+import type { Services } from '../../deps.ts';
 import type { Webhook } from '../../store/webhook-store.ts';
 import type { NewWebhook } from '../../services/webhook-service.ts';
 import { readControlBody } from './body.ts';
