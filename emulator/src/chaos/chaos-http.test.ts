@@ -1,5 +1,6 @@
 // Chaos rules on the API's operations (issue 30 item 3): seeded, deterministic, with latency on
 // the injected clock, armed, listed and cleared through the control plane.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 import { ControllableClock } from '../clock.ts';
@@ -31,8 +32,15 @@ function world() {
     scope: 'follow-owner',
   });
   const app = createApp(deps, services);
-  const api = (method: string, path: string) =>
-    app.request(`/openapi/v1${path}`, { method, headers: { Authorization: `Bearer ${secret}` } });
+  const api = (method: string, path: string, json?: unknown) =>
+    app.request(`/openapi/v1${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${secret}`,
+        ...(json === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+    });
   const control = async (method: string, path: string, json?: unknown) => {
     const answer = await app.request(`/_mailtwin/v1${path}`, {
       method,
@@ -254,5 +262,71 @@ describe('chaos rules on API operations', () => {
         (await control('PUT', '/chaos', { rules: [{ surface: 'http', method, path }] })).status,
         `${method} ${path}`,
       ).toBe(200);
+  });
+
+  it('never answers a 5xx the rules do not name: every other answer is the one it would be', async () => {
+    // One request of each operation, some refused for their own reasons (400, 404).
+    const requests: [string, string, unknown?][] = [
+      ['GET', '/mailboxes'],
+      ['GET', '/emails?mailbox=hello@acme.test'],
+      ['GET', '/emails?mailbox=nobody@acme.test'],
+      ['GET', '/emails/no-such-email'],
+      ['PATCH', '/emails/no-such-email', { read: true }],
+      ['DELETE', '/emails/no-such-email'],
+      [
+        'POST',
+        '/emails/send',
+        { from: 'hello@acme.test', to: 'x@example.com', subject: 's', text: 't' },
+      ],
+      ['POST', '/emails/send', {}],
+      ['POST', '/emails/no-such-email/reply', { text: 'Thanks.' }],
+      ['POST', '/emails/no-such-email/forward', { to: 'x@example.com' }],
+      ['POST', '/attachments', {}],
+      ['GET', '/attachments/no-such-attachment'],
+    ];
+    const answers = async (w: ReturnType<typeof world>) => {
+      const out: { status: number; rule: string | null }[] = [];
+      for (const [method, path, json] of requests) {
+        const answer = await w.api(method, path, json);
+        out.push({ status: answer.status, rule: answer.headers.get('x-mailtwin-chaos-rule') });
+      }
+      return out;
+    };
+    const baseline = await answers(world());
+    expect(baseline.every((a) => a.status < 500)).toBe(true);
+    const { operations } = world().services.chaos;
+    const rule = fc.record(
+      {
+        surface: fc.constant('http'),
+        operation: fc.constantFrom(...operations.map((o) => o.operationId)),
+        method: fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE'),
+        probability: fc.constantFrom(0, 0.3, 0.7, 1),
+        latencyMs: fc.integer({ min: 0, max: 5000 }),
+        error: fc.record({ status: fc.constantFrom(400, 404, 408, 413, 429) }),
+      },
+      { requiredKeys: ['surface'] },
+    );
+    const ruleSet = fc
+      .array(rule, { maxLength: 4 })
+      .map((rules) =>
+        rules.map((r) => (r.operation !== undefined ? { ...r, method: undefined } : r)),
+      );
+    await fc.assert(
+      fc.asyncProperty(ruleSet, fc.nat(), async (rules, seed) => {
+        const w = world();
+        const armed = await w.control('PUT', '/chaos', { seed, rules });
+        expect(armed.status).toBe(200);
+        const byId = new Map<string, { error?: { status: number } }>(
+          armed.body.rules.map((r: { id: string }) => [r.id, r]),
+        );
+        const got = await answers(w);
+        got.forEach((answer, i) => {
+          if (answer.rule === null) expect(answer.status).toBe(baseline[i]?.status);
+          else expect(answer.status).toBe(byId.get(answer.rule)?.error?.status);
+          expect(answer.status).toBeLessThan(500);
+        });
+      }),
+      { numRuns: 15, seed: 303 },
+    );
   });
 });
