@@ -1,3 +1,4 @@
+import escapeHtml from 'escape-html';
 import { Hono } from 'hono';
 import { ApiError } from '../errors.ts';
 import { addressOfUnsubscribeToken } from '../domain/unsubscribe.ts';
@@ -10,9 +11,8 @@ export function unsubscribeRoutes(directory: DirectoryService, key: string): Hon
     if (address === undefined)
       throw new ApiError('not_found', 'This unsubscribe link is not valid.');
     directory.suppress(address, 'unsubscribed through {{unsubscribe_url}}');
-    const safe = address.replace(/[&<>"]/g, (ch) => `&#${ch.charCodeAt(0)};`);
     return c.html(
-      `<!doctype html><meta charset="utf-8"><title>Unsubscribed</title><p>${safe} will receive no more mail from this deployment.</p>`,
+      `<!doctype html><meta charset="utf-8"><title>Unsubscribed</title><p>${escapeHtml(address)} will receive no more mail from this deployment.</p>`,
     );
   });
 }
