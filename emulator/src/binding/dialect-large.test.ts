@@ -21,10 +21,12 @@ const TEMPLATE = '{{a}} '.repeat(20_000);
 async function parsedDuring<T>(run: () => Promise<T>): Promise<{ result: T; parsed: string[] }> {
   const parsed: string[] = [];
   const parse = JSON.parse;
-  const spy = vi.spyOn(JSON, 'parse').mockImplementation((text: string, reviver?: never) => {
-    parsed.push(text);
-    return parse(text, reviver);
-  });
+  const spy = vi
+    .spyOn(JSON, 'parse')
+    .mockImplementation((text: string, reviver?: Parameters<typeof JSON.parse>[1]) => {
+      parsed.push(text);
+      return parse(text, reviver);
+    });
   try {
     return { result: await run(), parsed };
   } finally {
