@@ -203,4 +203,8 @@ export function registerActions(app: Hono, services: Services, control: ControlC
     '/dashboard/faults/clear',
     act('/dashboard/clock', () => control.call('DELETE', '/faults'), 'Faults cleared.'),
   );
+  app.post(
+    '/dashboard/chaos/clear',
+    act('/dashboard/clock', () => control.call('DELETE', '/chaos'), 'Chaos rules cleared.'),
+  );
 }

@@ -262,8 +262,8 @@ describe('the dashboard', () => {
     expect(services.faults.list()).toEqual([]);
   });
 
-  it('lists the armed chaos rules in order with their seed and how often each matched and fired', async () => {
-    const { get, services } = await signedIn();
+  it('lists the armed chaos rules in order with their seed and how often each matched and fired, and clears them', async () => {
+    const { get, post, services } = await signedIn();
     expect(await (await get('/dashboard/clock')).text()).toContain('No chaos rule armed.');
     const { rules } = services.chaos.arm({
       seed: 77,
@@ -286,6 +286,9 @@ describe('the dashboard', () => {
       `${rules[1]?.id} | smtp rcpt | 1 | 0 ms | 451 4.7.1 Greylisted | 3 | 3`,
       `${rules[2]?.id} | webhook every webhook | 1 | 250 ms | timeout | 0 | 0`,
     ]);
+    expect(page).toContain('Clear chaos rules');
+    await post('/dashboard/chaos/clear', { back: '/dashboard/clock' });
+    expect(services.chaos.list()).toEqual({ seed: 77, rules: [] });
   });
 
   it('downloads the exact bytes of mail that arrived raw, and of a sent copy the outbox kept', async () => {

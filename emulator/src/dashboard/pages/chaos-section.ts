@@ -1,5 +1,6 @@
 import { html } from 'hono/html';
 import type { Chaos, ChaosRuleView } from '../../chaos/chaos.ts';
+import { actionButton } from '../format.ts';
 import { listTable } from '../parts.ts';
 
 /** What a rule matches, in one line: `http sendEmail`, `http GET /emails`, `smtp rcpt`. */
@@ -27,8 +28,8 @@ function effectOf(rule: ChaosRuleView): string {
 
 /**
  * The chaos rules in force (docs/chaos.md), in the order they are tried, with how often each
- * matched and fired, and the seed that replays them. Armed and cleared with `PUT` and `DELETE
- * /_mailtwin/v1/chaos`.
+ * matched and fired, and the seed that replays them. Armed with `PUT /_mailtwin/v1/chaos`;
+ * cleared there with `DELETE` or here with the button.
  */
 export function chaosSection(chaos: Chaos) {
   const { seed, rules } = chaos.list();
@@ -54,5 +55,14 @@ export function chaosSection(chaos: Chaos) {
           </tr>`,
       ),
       'No chaos rule armed.',
-    )}`;
+    )}
+    ${
+      rules.length === 0
+        ? ''
+        : html`<p>
+            ${actionButton('/dashboard/chaos/clear', 'Clear chaos rules', '/dashboard/clock', {
+              danger: true,
+            })}
+          </p>`
+    }`;
 }
