@@ -13,7 +13,15 @@
 // Without TypeScript (an install that omits devDependencies) it says so and changes nothing.
 // --if-stale (as `npm test` runs it) compiles only when dist/ no longer matches the sources.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { bundleEntries } from './bundle.js';
 import {
@@ -58,6 +66,27 @@ for (const dir of SOURCE_DIRS) {
       statSync(path).isDirectory() || !(path.endsWith('.ts') || /\.test\.[^/\\]*$/.test(path)),
   });
 }
+// `mailtwin/testing`'s types (issue 30 item 4): declarations of emulator/src/testing-kit only
+// (tsconfig.kit.json emits the whole program's; the rest is dropped), beside its code, and the
+// types generated from the spec that they import, at the same relative place.
+const kitTypes = spawnSync(process.execPath, [tsc, '-p', `${ROOT}tsconfig.kit.json`], {
+  stdio: 'inherit',
+});
+if (kitTypes.status !== 0) {
+  rmSync(DIST, { recursive: true, force: true });
+  process.stderr.write('mailtwin build: the types of mailtwin/testing failed\n');
+  process.exit(1);
+}
+// Relative imports end in .js as in the compiled code (tsc keeps `.ts` in declarations).
+for (const name of readdirSync(`${DIST}kit-types/emulator/src/testing-kit`)) {
+  const text = readFileSync(`${DIST}kit-types/emulator/src/testing-kit/${name}`, 'utf8');
+  writeFileSync(
+    `${DIST}emulator/src/testing-kit/${name}`,
+    text.replace(/(from '\.{1,2}\/[^']*?)(?<!\.d)\.ts'/g, "$1.js'"),
+  );
+}
+cpSync(`${ROOT}spec/generated`, `${DIST}spec/generated`, { recursive: true });
+rmSync(`${DIST}kit-types`, { recursive: true, force: true });
 // The emulator's start-up bundle (bin/bundle.js). Without one dist/'s modules serve, only
 // slower to start, so a failure is reported and the build goes on (a test requires the bundle).
 try {

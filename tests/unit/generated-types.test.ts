@@ -22,4 +22,20 @@ describe('generated types (spec/generated/openapi.d.ts)', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);
+
+  // mailtwin/testing's types come from the control plane's contract (issue 30 item 4).
+  it('spec/generated/control.d.ts matches what openapi-typescript generates from spec/control.yaml today', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailtwin-types-'));
+    try {
+      const fresh = join(dir, 'control.d.ts');
+      await run('node_modules/.bin/openapi-typescript', ['spec/control.yaml', '-o', fresh]);
+      const committed = readFileSync('spec/generated/control.d.ts', 'utf8');
+      expect(
+        readFileSync(fresh, 'utf8') === committed,
+        'spec/generated/control.d.ts is stale: run `npm run generate:types`',
+      ).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
