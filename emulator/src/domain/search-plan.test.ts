@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { searchPlan, SORT_BELOW, WALK_ROWS } from './search.ts';
+import { LOOKUP_COST_IN_MATCHES, searchPlan, SORT_BELOW, WALK_ROWS } from './search.ts';
 
 /** A sample of the newest matches: `found` of them among the newest `span` emails. */
 const sample = (found: number, span: number, newestRowid = 100_000) => ({
@@ -27,5 +27,15 @@ describe('searchPlan', () => {
   it('filters for sparser matches and for pages too long to walk', () => {
     expect(searchPlan(sample(SORT_BELOW, 100_000), 26)).toBe('filter');
     expect(searchPlan(sample(SORT_BELOW, SORT_BELOW), 101)).toBe('filter');
+  });
+
+  it('filters when the index holds fewer matches than the lookups of a walk are worth', () => {
+    // Every email matches, 26 lookups: worth 26 × LOOKUP_COST_IN_MATCHES matches read.
+    const worth = 26 * LOOKUP_COST_IN_MATCHES;
+    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW, worth), 26)).toBe('walk');
+    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW, worth - 1), 26)).toBe('filter');
+    // A third of 10,000 emails match: 78 lookups, against about 3,300 matches to read.
+    expect(searchPlan(sample(SORT_BELOW, 1_500, 10_000), 26)).toBe('filter');
+    expect(searchPlan(sample(SORT_BELOW, 1_500, 100_000), 26)).toBe('walk');
   });
 });
