@@ -1210,6 +1210,20 @@ describe('faults', () => {
   });
 });
 
+describe('chaos rules (docs/chaos.md; the surfaces are tested in emulator/src/chaos/)', () => {
+  it('arms a seeded set on PUT /chaos, lists it on GET and clears it on DELETE', async () => {
+    const { app } = setup();
+    const rules = [{ surface: 'http', operation: 'sendEmail', error: { status: 503 } }];
+    const armed = await control(app, 'put', '/chaos', { json: { seed: 12, rules } });
+    expect(armed.status).toBe(200);
+    expect(armed.body).toMatchObject({ seed: 12, rules: [{ ...rules[0], matched: 0, fired: 0 }] });
+    expect(armed.body.rules[0].id).toMatch(/^chr_[A-Za-z0-9]{16}$/);
+    expect((await control(app, 'get', '/chaos')).body).toEqual(armed.body);
+    expect((await control(app, 'delete', '/chaos')).status).toBe(204);
+    expect((await control(app, 'get', '/chaos')).body).toEqual({ seed: 12, rules: [] });
+  });
+});
+
 describe('webhooks', () => {
   const WEBHOOK_SECRET = 'whsec_TestSecret0123456789abcdefABCD';
 
