@@ -1,0 +1,187 @@
+import { readFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp, createServices, defaultDeps } from '../app.ts';
+import { sharedRenderPool } from '../mime/render-pool.ts';
+import { serveWithJsonErrors } from './node-server.ts';
+
+/**
+ * Issue 27 item 1, end to end over a real socket (the Node adapter, the body read, the render
+ * threads, the store): while the worst sends run, the event loop that answers every other
+ * request is never held long. The target is a concurrent GET /mailboxes within 100 ms; what is
+ * asserted is the CPU time of the longest turn of the event loop (which no other request can
+ * interrupt), under 300 ms: CPU time, because a loaded machine stretches wall time many times
+ * over (figures printed; `npm run bench -- stall` measures the GET's wall time from another
+ * process). Before this round: 0.35-1.5 s to copy a 24 MB body, up to 3.7 s of CPU to index
+ * one body.
+ */
+const MAX_BODY = 25 * 1024 * 1024;
+let server: Server;
+let port: number;
+let auth: Record<string, string>;
+
+beforeAll(async () => {
+  const deps = defaultDeps({ logError: () => {}, maxRequestBytes: MAX_BODY });
+  const services = createServices(deps);
+  const owner = services.directory.createOwner({ name: 'Acme' });
+  for (const address of ['alice@acme.test', 'bob@acme.test']) {
+    services.directory.createMailbox({ address });
+    services.directory.grant(owner.id, address);
+  }
+  const { secret } = services.directory.createKey({
+    ownerId: owner.id,
+    name: 'app',
+    scope: 'follow-owner',
+  });
+  auth = { Authorization: `Bearer ${secret}` };
+  const app = createApp(deps, services);
+  port = await new Promise<number>((resolve) => {
+    server = serveWithJsonErrors(
+      { fetch: app.fetch, port: 0, hostname: '127.0.0.1', maxBodyBytes: MAX_BODY },
+      (info: AddressInfo) => resolve(info.port),
+    );
+  });
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await sharedRenderPool.close();
+});
+
+/**
+ * A client on its own thread (as in bench/stall.bench.ts), so that this thread, the server's,
+ * does only the server's work: it sends `body` once, polls GET /mailboxes every 20 ms until
+ * the send is answered, and reports the send's status and the slowest GET.
+ */
+const CLIENT = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { port, auth, body } = workerData;
+const origin = 'http://127.0.0.1:' + port;
+(async () => {
+  let done = false;
+  const sending = fetch(origin + '/openapi/v1/emails/send', {
+    method: 'POST',
+    headers: { ...auth, 'Content-Type': 'application/json' },
+    body,
+  }).then(async (r) => ({ status: r.status, text: (await r.text()).slice(0, 200) }));
+  sending.finally(() => (done = true));
+  let slowestGet = 0;
+  while (!done) {
+    const started = performance.now();
+    const r = await fetch(origin + '/openapi/v1/mailboxes', { headers: auth });
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error('GET /mailboxes answered ' + r.status);
+    slowestGet = Math.max(slowestGet, performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  parentPort.postMessage({ ...(await sending), slowestGet });
+})().catch((error) => parentPort.postMessage({ status: 0, text: String(error), slowestGet: 0 }));
+`;
+
+function sendFromThread(
+  body: Buffer,
+): Promise<{ status: number; text: string; slowestGet: number }> {
+  // Moved, not copied: copying 24 MB into the message held this thread about 200 ms of CPU,
+  // the client's cost, not the server's. (A Buffer this large has an ArrayBuffer of its own.)
+  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  const worker = new Worker(CLIENT, {
+    eval: true,
+    workerData: { port, auth, body: bytes },
+    transferList: [body.buffer as ArrayBuffer],
+  });
+  return new Promise((resolve, reject) => {
+    worker.once('message', (answer: { status: number; text: string; slowestGet: number }) => {
+      resolve(answer);
+      void worker.terminate();
+    });
+    worker.once('error', reject);
+  });
+}
+
+/**
+ * The CPU time this thread (the event loop's) has used, in ms, from Linux's per-thread counters
+ * (clock ticks of 10 ms); undefined where there are none. CPU time, not wall time: a loaded
+ * machine stretches a slice's wall time many times over, but not the work it does.
+ */
+function loopThreadCpuMs(): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, at 100 ticks/s
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Watches the longest turn of the event loop, in CPU time: a 1 ms timer reads the thread's CPU
+ * time each turn; the largest difference between two readings is the most one turn (every
+ * callback it ran) kept the loop from answering anything else.
+ */
+function watchLongestTurn(): { stop: () => number | undefined } {
+  let last = loopThreadCpuMs();
+  let longest = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    const now = loopThreadCpuMs();
+    if (now !== undefined && last !== undefined) longest = Math.max(longest, now - last);
+    last = now;
+    timer = setTimeout(tick, 1);
+  };
+  timer = setTimeout(tick, 1);
+  return {
+    stop: () => {
+      clearTimeout(timer);
+      return last === undefined ? undefined : longest;
+    },
+  };
+}
+
+const sendBody = (fields: object) =>
+  Buffer.from(
+    JSON.stringify({ from: 'alice@acme.test', to: 'bob@acme.test', subject: 'S', ...fields }),
+  );
+
+describe('one request never stalls the others (issue 27 item 1)', () => {
+  it('keeps every turn of the event loop under 300 ms of CPU while 24 MB and 4-5 MB sends run', async () => {
+    // Built before measuring: making a 24 MB string costs this thread too.
+    const cases: [string, Buffer, number][] = [
+      ['24 MB text (refused)', sendBody({ text: 'x'.repeat(24_000_000) }), 400],
+      ['4.9 MB of words (stored and indexed)', sendBody({ text: 'word '.repeat(980_000) }), 201],
+      [
+        '4 MB of distinct words (stored and indexed)',
+        sendBody({
+          text: Array.from({ length: 500_000 }, (_, i) => (i * 7919 + 1e6).toString(36)).join(' '),
+        }),
+        201,
+      ],
+    ];
+    // Warm: the validator compiles and the render threads start once per process.
+    expect((await sendFromThread(sendBody({ text: 'w '.repeat(40_000) }))).status).toBe(201);
+    const lines: string[] = [];
+    let worst = 0;
+    for (const [name, body, status] of cases) {
+      const histogram = monitorEventLoopDelay({ resolution: 10 });
+      histogram.enable();
+      const turns = watchLongestTurn();
+      const answer = await sendFromThread(body);
+      const longestTurnCpuMs = turns.stop();
+      histogram.disable();
+      expect(answer.status, answer.text).toBe(status);
+      worst = Math.max(worst, longestTurnCpuMs ?? 0);
+      lines.push(
+        `${name}: longest turn of the event loop ${longestTurnCpuMs ?? '(unmeasured)'} ms of CPU; ` +
+          `wall clock (stretched by the machine's load): event-loop delay max ` +
+          `${(histogram.max / 1e6).toFixed(0)} ms, slowest GET ${answer.slowestGet.toFixed(0)} ms`,
+      );
+    }
+    console.log(lines.join('\n'));
+    // Generous: three times the 100 ms target, in CPU time. Before this round the 4 MB of
+    // distinct words alone took 3.7 s of CPU in one turn (indexing it), and a 24 MB body was
+    // copied whole twice in one turn.
+    expect(worst).toBeLessThan(300);
+  }, 300_000);
+});
