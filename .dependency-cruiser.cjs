@@ -65,10 +65,11 @@ module.exports = {
       severity: 'error',
       comment:
         'http/ is the edge (auth, limits, request validation): services, domain, store, webhooks, ' +
-        'mime, smtp, fixtures and the shared leaves never import it.',
+        'smtp, fixtures and the shared leaves never import it. (mime/render-pool.ts is a thread ' +
+        "pool: it runs the edge's request parsing, http/prepare-request.ts, beside body rendering.)",
       from: {
         path:
-          `${E}(services|domain|store|webhooks|mime|smtp|fixtures)/` +
+          `${E}(services|domain|store|webhooks|smtp|fixtures)/` +
           `|${E}(errors|clock|ids|events|spec|json-schema|package-root|yaml-cache|disk-memo)\\.ts$`,
       },
       to: { path: `${E}http/` },

@@ -1,19 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import { Hono, type Context } from 'hono';
-import { DEFAULT_MAX_REQUEST_BYTES } from './cli-options.ts';
 import { ControllableClock } from './clock.ts';
 import type { AppDeps, Services } from './deps.ts';
 import { ApiError, quoteForMessage, toApiError } from './errors.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
 import { hostCheck } from './http/host-check.ts';
 import { AccessByRequest } from './http/request-access.ts';
-import { requestBodyLimit } from './http/request-body-limit.ts';
+import { DEFAULT_MAX_REQUEST_BYTES, requestBodyLimit } from './http/request-body-limit.ts';
 import { ResponseCache } from './http/response-cache.ts';
 import { allowedMethods, pathMethodsOf, routeMethods } from './http/allowed-methods.ts';
 import { parameterLimits } from './http/parameter-limits.ts';
 import { rateLimit } from './http/rate-limit.ts';
 import { SlidingWindowLimiter } from './domain/rate-limit.ts';
 import { RequestValidator } from './http/request-validator.ts';
+import { SendRequests } from './http/send-request.ts';
 import { cryptoIds } from './ids.ts';
 import { controlRoutes } from './routes/control.ts';
 import { dashboardMount } from './dashboard/mount.ts';
@@ -121,7 +121,6 @@ export function createServices(deps: AppDeps): Services {
       deps.store,
       deps.clock,
       deps.ids,
-      requests,
       faults,
       uploads,
       unsubscribeKey,
@@ -195,7 +194,10 @@ export function createApp(
   if (deps.responseCache) api.use('*', services.responseCache.middleware());
   api.use('*', parameterLimits(deps.spec, '/openapi/v1'));
   api.route('/mailboxes', mailboxRoutes());
-  api.route('/emails', sendingRoutes(deps.store, services.send));
+  api.route(
+    '/emails',
+    sendingRoutes(deps.store, services.send, new SendRequests(services.requests, deps.renderer)),
+  );
   api.route('/emails', emailRoutes(deps.store, services.requests));
   api.route('/attachments', attachmentRoutes(services.uploads));
   app.route('/openapi/v1', api);

@@ -5,6 +5,7 @@ import { RATE_LIMIT_BOUNDS, type RateLimit } from './domain/rate-limit.ts';
 import { MAX_DELIVERY_DELAY_MS } from './services/local-delivery.ts';
 import { DEFAULT_SMTP_LIMITS, type SmtpLimits } from './smtp/smtp-limits.ts';
 import type { AllowedHosts } from './http/host-check.ts';
+import { DEFAULT_MAX_REQUEST_BYTES } from './http/request-body-limit.ts';
 import { packagePath } from './package-root.ts';
 import { HELP_FLAG, defaultOf, helpOptions, parseArgsOptions, type Flag } from './flag-table.ts';
 
@@ -188,9 +189,6 @@ function parseWhole(flag: string, raw: string, max: number): number {
 
 /** Mailpit's and many a test tool's SMTP port: unprivileged, and not 25 or 587. */
 export const DEFAULT_SMTP_PORT = 2525;
-
-/** D-27's default: 25 MiB. */
-export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;
 
 /** D-30's default: a delivery attempt may take 10 s. */
 const DEFAULT_WEBHOOK_TIMEOUT_MS = 10_000;

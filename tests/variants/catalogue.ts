@@ -153,7 +153,7 @@ export const VARIANTS: readonly Variant[] = [
     note: 'The 3 MiB attachment and 5 MiB message limits of §8 are unchanged.',
     edits: [
       {
-        file: 'emulator/src/cli-options.ts',
+        file: 'emulator/src/http/request-body-limit.ts',
         find: 'export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;',
         replace: 'export const DEFAULT_MAX_REQUEST_BYTES = 30 * 1024 * 1024;',
       },

@@ -1,4 +1,15 @@
-import type { ApiKey } from './types.ts';
+import type { ApiKey, Mailbox, Owner } from './types.ts';
+
+/**
+ * Who is calling and what they may touch (§2.1, §5): decided by the edge from the data as it is
+ * at the request (http/auth.ts), and handed to the services that act for the caller.
+ */
+export interface Access {
+  key: ApiKey;
+  owner: Owner;
+  /** The mailboxes this key may touch now, by address. */
+  mailboxes: Map<string, Mailbox>;
+}
 
 /**
  * §2.1, §5 rule 3: what a key may touch is its owner's current grants, narrowed by its scope.

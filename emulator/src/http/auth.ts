@@ -1,21 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError } from '../errors.ts';
 import { lookupOf, secretMatches } from '../domain/api-key-secrets.ts';
-import { mailboxesKeyMayTouch } from '../domain/access.ts';
-import type { ApiKey, Mailbox, Owner } from '../domain/types.ts';
+import { mailboxesKeyMayTouch, type Access } from '../domain/access.ts';
 import type { Store } from '../store/store.ts';
 import { DecidedAccess } from './decided-access.ts';
-
-/**
- * Who is calling and what they may touch (§2.1, §5): decided from the data as it is at the
- * request, reused only while nothing at all was written since (`DecidedAccess`).
- */
-export interface Access {
-  key: ApiKey;
-  owner: Owner;
-  /** The mailboxes this key may touch now, by address. */
-  mailboxes: Map<string, Mailbox>;
-}
 
 export type ApiEnv = {
   Variables: {

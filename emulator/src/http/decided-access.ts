@@ -1,4 +1,4 @@
-import type { Access } from './auth.ts';
+import type { Access } from '../domain/access.ts';
 
 /** A client may send many distinct strings as keys; refused ones are never kept. */
 const MAX_KEYS = 1024;

@@ -23,7 +23,7 @@ export type JsonBody =
 /**
  * As readJsonObject, but a body of more than `rawFrom` bytes is not parsed here: parsing
  * megabytes would hold the event loop (issue 27 item 1), so its bytes are returned for a
- * worker thread (services/prepare-request.ts) to parse with the same rules.
+ * worker thread (prepare-request.ts) to parse with the same rules.
  */
 export async function readJsonBody(c: Context, rawFrom: number): Promise<JsonBody> {
   checkJsonMediaType(c);

@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
-import type { Access, ApiEnv } from './auth.ts';
+import type { Access } from '../domain/access.ts';
+import type { ApiEnv } from './auth.ts';
 
 /**
  * The access the API decided for each request, by the `Request` the server handed the app, so

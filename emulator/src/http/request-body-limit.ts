@@ -1,6 +1,9 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 
+/** D-27's default: 25 MiB (`--max-request-bytes`, AppDeps.maxRequestBytes). */
+export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;
+
 /** As Hono's `bodyLimit` takes them; `onError` throws the refusal. */
 export interface BodyLimitOptions {
   maxSize: number;

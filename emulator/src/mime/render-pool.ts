@@ -10,8 +10,8 @@ import {
   type LargeBytes,
   type Templated,
 } from './render-body.ts';
-import type { PackedResult, RenderReply, RenderRequest } from './render-worker.ts';
-import type { Prepared } from '../services/prepare-request.ts';
+import type { PackedResult, RenameTask, RenderReply, RenderRequest } from './render-worker.ts';
+import type { Prepared } from '../http/prepare-request.ts';
 import type { Binding, OperationName } from '../binding/binding.ts';
 import type { RenamedBytes } from '../binding/rename-bytes.ts';
 
@@ -55,13 +55,6 @@ export interface BodyRenderer {
 /** What a thread is asked: a body to render, a request to parse, or one to rename. */
 type Task =
   { job: BodyJob } | { parse: { schemaName: string; bytes: Uint8Array } } | { rename: RenameTask };
-
-/** A request body in a binding's names (binding/rename-bytes.ts). */
-export interface RenameTask {
-  operation: OperationName;
-  bytes: Uint8Array;
-  binding: Binding;
-}
 
 interface Pending {
   task: Task;

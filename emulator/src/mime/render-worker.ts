@@ -1,13 +1,20 @@
 /**
  * A render thread (render-pool.ts): renders one body at a time off the main thread, so a large
  * or slow body never holds the event loop that answers every other request. It also parses and
- * validates large requests (services/prepare-request.ts) for the same reason.
+ * validates large requests (http/prepare-request.ts) for the same reason.
  */
 import { parentPort } from 'node:worker_threads';
 import { boxesOf, renderBody, type BodyJob, type BodyResult } from './render-body.ts';
-import { prepareRequest, transfersOf, type Prepared } from '../services/prepare-request.ts';
+import { prepareRequest, transfersOf, type Prepared } from '../http/prepare-request.ts';
 import { renameRequestBytes, type RenamedBytes } from '../binding/rename-bytes.ts';
-import type { RenameTask } from './render-pool.ts';
+import type { Binding, OperationName } from '../binding/binding.ts';
+
+/** A request body in a binding's names (binding/rename-bytes.ts). */
+export interface RenameTask {
+  operation: OperationName;
+  bytes: Uint8Array;
+  binding: Binding;
+}
 
 /** What the pool posts, and what it gets back for the same id. */
 export type RenderRequest =

@@ -2,8 +2,8 @@ import { Hono, type Context } from 'hono';
 import { emailDetail } from '../domain/email-view.ts';
 import type { Email } from '../domain/types.ts';
 import type { ApiEnv } from '../http/auth.ts';
-import { readJsonBody, type JsonBody } from '../http/json-body.ts';
-import { RAW_REQUEST_BYTES, RawRequest, type SendService } from '../services/send-service.ts';
+import type { SendRequests, SendSchema } from '../http/send-request.ts';
+import type { SendService } from '../services/send-service.ts';
 import type { Store } from '../store/store.ts';
 import { emailInScope } from './emails.ts';
 
@@ -14,33 +14,36 @@ function created(c: Context<ApiEnv>, sent: Email): Response {
   return c.json(emailDetail(sent), 201, { Location: location });
 }
 
-/** §4.3, §4.7, §4.8: send, reply and forward. Not idempotent: every call makes new mail. */
-export function sendingRoutes(store: Store, sender: SendService): Hono<ApiEnv> {
+/**
+ * §4.3, §4.7, §4.8: send, reply and forward. Not idempotent: every call makes new mail. Each
+ * body is checked against its schema here, at the edge, before SendService sees it.
+ */
+export function sendingRoutes(
+  store: Store,
+  sender: SendService,
+  requests: SendRequests,
+): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const origin = (c: Context) => new URL(c.req.url).origin;
-  // A large body is not parsed here: its bytes go to a render thread (issue 27 item 1).
-  const read = async (c: Context) => ofBody(await readJsonBody(c, RAW_REQUEST_BYTES));
+  // A large body is parsed and validated on a render thread (issue 27 item 1).
+  const read = (c: Context, schema: SendSchema) => requests.read(c, schema);
 
   app.post('/send', async (c) => {
-    const body = await read(c);
+    const body = await read(c, 'SendEmailRequest');
     return created(c, await sender.send(c.get('access'), body, origin(c)));
   });
 
   app.post('/:emailId/reply', async (c) => {
     const original = emailInScope(c, store);
-    const body = await read(c);
+    const body = await read(c, 'ReplyRequest');
     return created(c, await sender.reply(c.get('access'), original, body, origin(c)));
   });
 
   app.post('/:emailId/forward', async (c) => {
     const original = emailInScope(c, store);
-    const body = await read(c);
+    const body = await read(c, 'ForwardRequest');
     return created(c, await sender.forward(c.get('access'), original, body, origin(c)));
   });
 
   return app;
-}
-
-function ofBody(body: JsonBody): Record<string, unknown> | RawRequest {
-  return body.kind === 'raw' ? new RawRequest(body.bytes) : body.value;
 }

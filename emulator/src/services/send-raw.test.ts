@@ -2,7 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 import { sharedRenderPool } from '../mime/render-pool.ts';
-import { RAW_REQUEST_BYTES } from './send-service.ts';
+import { RAW_REQUEST_BYTES } from '../http/send-request.ts';
 
 afterAll(() => sharedRenderPool.close());
 

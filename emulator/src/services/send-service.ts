@@ -1,9 +1,7 @@
-import { ApiError, quoteForMessage, type ErrorCode } from '../errors.ts';
+import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
-import type { Access } from '../http/auth.ts';
-import type { RequestValidator } from '../http/request-validator.ts';
-import { parseJsonObject } from '../http/json-body.ts';
+import type { Access } from '../domain/access.ts';
 import { snippetOf } from '../domain/email-view.ts';
 import { pickBody, type GivenBody } from '../domain/message-body.ts';
 import { checkRecipientCount, requireAddress, requireAddresses } from '../domain/recipients.ts';
@@ -24,7 +22,7 @@ import {
 } from '../domain/threading.ts';
 import type { Address, Email, Mailbox, NewAttachment } from '../domain/types.ts';
 import type { BodyJob, Source } from '../mime/render-body.ts';
-import type { LargeField, LargeFieldName } from './prepare-request.ts';
+import type { CheckedRequest, LargeField, LargeFieldName } from './checked-request.ts';
 import { RenderTimeout, sharedRenderPool, type BodyRenderer } from '../mime/render-pool.ts';
 import type { components } from '../../../spec/generated/openapi.d.ts';
 import type { Store } from '../store/store.ts';
@@ -36,17 +34,6 @@ import { emailStored, eventsOf } from '../events.ts';
 export const MAX_ATTACHMENTS = 20;
 export const MAX_ATTACHMENT_BYTES = 3 * 1024 * 1024;
 export const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
-
-/**
- * Request bodies of more than this many bytes are parsed and validated on a render thread
- * (prepare-request.ts): JSON.parse alone of a 24 MB body held the event loop about 200 ms.
- */
-export const RAW_REQUEST_BYTES = 64 * 1024;
-
-/** A request body not parsed yet: its bytes, as they arrived (routes/sending.ts). */
-export class RawRequest {
-  constructor(readonly bytes: Uint8Array) {}
-}
 
 /** Bytes to attach, found by upload id for the key's owner (the attachments seam, §2.4). */
 export interface AttachmentSource {
@@ -87,8 +74,6 @@ interface Rendered {
   raw: Buffer;
 }
 
-type Json = Record<string, unknown>;
-
 /** A request body as spec/openapi.yaml defines it (types generated from the contract). */
 type RequestBody<Name extends keyof components['schemas']> = components['schemas'][Name];
 
@@ -105,7 +90,6 @@ export class SendService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly ids: Ids,
-    private readonly requests: RequestValidator,
     private readonly faults: FaultInjector,
     private readonly attachments: AttachmentSource,
     /** Signs unsubscribe links so they cannot be forged for another address. */
@@ -117,8 +101,9 @@ export class SendService {
     private readonly renderer: BodyRenderer = sharedRenderPool,
   ) {}
 
-  async send(access: Access, body: Json | RawRequest, origin: string): Promise<Email> {
-    const { request: checked, large } = await this.checked('SendEmailRequest', body);
+  /** `body` was checked against SendEmailRequest at the edge (http/send-request.ts). */
+  async send(access: Access, body: CheckedRequest, origin: string): Promise<Email> {
+    const { request: checked, large } = body;
     const request = checked as RequestBody<'SendEmailRequest'>;
     const given = pickBody(request) as GivenBody;
     const from = requireAddress(request.from, 'from');
@@ -157,10 +142,10 @@ export class SendService {
   async reply(
     access: Access,
     original: Email,
-    body: Json | RawRequest,
+    body: CheckedRequest,
     origin: string,
   ): Promise<Email> {
-    const { request: checked, large } = await this.checked('ReplyRequest', body);
+    const { request: checked, large } = body;
     const request = checked as RequestBody<'ReplyRequest'>;
     const given = pickBody(request) as GivenBody;
     const mailbox = access.mailboxes.get(original.mailbox) as Mailbox;
@@ -192,10 +177,10 @@ export class SendService {
   async forward(
     access: Access,
     original: Email,
-    body: Json | RawRequest,
+    body: CheckedRequest,
     origin: string,
   ): Promise<Email> {
-    const { request: checked, large } = await this.checked('ForwardRequest', body);
+    const { request: checked, large } = body;
     const request = checked as RequestBody<'ForwardRequest'>;
     const given = pickBody(request, { optional: true });
     const mailbox = access.mailboxes.get(original.mailbox) as Mailbox;
@@ -228,31 +213,6 @@ export class SendService {
       },
       origin,
     );
-  }
-
-  /**
-   * The request, valid for its schema. Raw bytes are parsed and validated on a render thread
-   * when the renderer can (prepare-request.ts), with the same answers as here.
-   */
-  private async checked(
-    schemaName: string,
-    body: Json | RawRequest,
-  ): Promise<{ request: Json; large: Draft['large'] }> {
-    if (!(body instanceof RawRequest)) {
-      this.requests.check(schemaName, body);
-      return { request: body, large: {} };
-    }
-    if (this.renderer.parse === undefined) {
-      const request = parseJsonObject(new TextDecoder().decode(body.bytes));
-      this.requests.check(schemaName, request);
-      return { request, large: {} };
-    }
-    const prepared = await this.renderer.parse(schemaName, body.bytes);
-    if (!prepared.ok) {
-      const { code, message, field } = prepared.error;
-      throw new ApiError(code as ErrorCode, message, field);
-    }
-    return { request: prepared.body, large: prepared.large };
   }
 
   private async dispatch(draft: Draft, origin: string): Promise<Email> {

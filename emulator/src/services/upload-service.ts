@@ -1,7 +1,7 @@
 import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
-import type { Access } from '../http/auth.ts';
+import type { Access } from '../domain/access.ts';
 import type { Store } from '../store/store.ts';
 import type { Upload } from '../store/upload-store.ts';
 import type { AttachmentSource } from './send-service.ts';

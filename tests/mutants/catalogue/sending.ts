@@ -118,9 +118,9 @@ const SENDING_CHECKS: NamedMutant[] = [
     rule: '4.3-R5',
     bug: 'send answers an identical send with the first email from a cache keyed by the request body, but sends and stores the second anyway: the sent folder holds an email no answer names',
     file: 'emulator/src/routes/sending.ts',
-    find: "  app.post('/send', async (c) => {\n    const body = await read(c);\n    return created(c, await sender.send(c.get('access'), body, origin(c)));",
+    find: "  app.post('/send', async (c) => {\n    const body = await read(c, 'SendEmailRequest');\n    return created(c, await sender.send(c.get('access'), body, origin(c)));",
     replace:
-      "  const recent = new Map<string, Email>();\n  app.post('/send', async (c) => {\n    const body = await read(c);\n    const key = JSON.stringify(body);\n    const sent = await sender.send(c.get('access'), body, origin(c));\n    const first = recent.get(key) ?? sent;\n    recent.set(key, first);\n    return created(c, first);",
+      "  const recent = new Map<string, Email>();\n  app.post('/send', async (c) => {\n    const body = await read(c, 'SendEmailRequest');\n    const key = JSON.stringify(body);\n    const sent = await sender.send(c.get('access'), body, origin(c));\n    const first = recent.get(key) ?? sent;\n    recent.set(key, first);\n    return created(c, first);",
     caughtBy:
       'answers an identical send again with 201 and a sent copy, making one email or two, never more: no idempotency guarantee either way',
   },

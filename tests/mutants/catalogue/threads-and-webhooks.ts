@@ -144,13 +144,13 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     file: SENDING_ROUTES,
     find: `  app.post('/:emailId/reply', async (c) => {
     const original = emailInScope(c, store);
-    const body = await read(c);
+    const body = await read(c, 'ReplyRequest');
     return created(c, await sender.reply(c.get('access'), original, body, origin(c)));
   });`,
     replace: `  const replies = new Map<string, Email>();
   app.post('/:emailId/reply', async (c) => {
     const original = emailInScope(c, store);
-    const body = await read(c);
+    const body = await read(c, 'ReplyRequest');
     const key = \`\${original.id} \${JSON.stringify(body)}\`;
     const sent = await sender.reply(c.get('access'), original, body, origin(c));
     const first = replies.get(key) ?? sent;
@@ -207,14 +207,14 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     file: SENDING_ROUTES,
     find: `  app.post('/:emailId/forward', async (c) => {
     const original = emailInScope(c, store);
-    const body = await read(c);
+    const body = await read(c, 'ForwardRequest');
     return created(c, await sender.forward(c.get('access'), original, body, origin(c)));
   });`,
     replace: `  const forwards = new Map<string, Email>();
   app.post('/:emailId/forward', async (c) => {
     const original = emailInScope(c, store);
-    const body = await read(c);
-    const key = \`\${original.id} \${String((body as Record<string, unknown>).to)}\`;
+    const body = await read(c, 'ForwardRequest');
+    const key = \`\${original.id} \${String(body.request.to)}\`;
     const sent = await sender.forward(c.get('access'), original, body, origin(c));
     const first = forwards.get(key) ?? sent;
     forwards.set(key, first);

@@ -5,27 +5,20 @@
  * milliseconds (JSON.parse of 24 MB: about 200 ms; the placeholders of 4.8M `{{a}}`: 230 ms),
  * so a large request's bytes are handed to a render thread (render-pool.ts) and this runs
  * there. What comes back is small: the request with its large strings taken out, and each of
- * those as UTF-8 bytes (moved, not copied) with its length and the variables it uses.
+ * those as UTF-8 bytes (moved, not copied) with its length and the variables it uses. It is
+ * the edge's validation (send-request.ts), run on another thread.
  */
 import { ApiError } from '../errors.ts';
-import { parseJsonObject } from '../http/json-body.ts';
-import { RequestValidator } from '../http/request-validator.ts';
+import { parseJsonObject } from './json-body.ts';
+import { RequestValidator } from './request-validator.ts';
 import { loadSpec, type OpenApiDocument } from '../spec.ts';
 import { variablesUsed } from '../domain/templates.ts';
-
-/** The request fields that may be large: the body (§4.3); the others have a maxLength. */
-export const LARGE_FIELDS = ['text', 'markdown', 'html'] as const;
-export type LargeFieldName = (typeof LARGE_FIELDS)[number];
-
-/** Strings longer than this leave the request as bytes. */
-export const LARGE_FIELD_CHARACTERS = 16 * 1024;
-
-/** A large string of the request, as UTF-8 bytes. */
-export interface LargeField {
-  bytes: Uint8Array;
-  /** `used` of variablesUsed; none for `html` (§2.6: variables never apply to raw HTML). */
-  used: string[];
-}
+import {
+  LARGE_FIELDS,
+  LARGE_FIELD_CHARACTERS,
+  type LargeField,
+  type LargeFieldName,
+} from '../services/checked-request.ts';
 
 export type Prepared =
   | {
