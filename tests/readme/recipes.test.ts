@@ -4,8 +4,11 @@
 // Issue 27 item 8: what a recipe prints on stdout is held to the sample after it (`<!-- output:
 // name -->`, placeholders in sample-output.ts), and a recipe stops, naming it, when a tool it
 // needs beside the install is missing.
+// Issue 29 item 4: the README keeps one recipe per user and the reference moved to docs/; a
+// recipe or sample there (the deployment's names in docs/serve.md, a filtered run's end in
+// docs/reports.md) is run and held to its sample the same way.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,16 +16,37 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { sampleBlocks, sampleMismatch } from './sample-output.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** The README and every page of docs/, by path. */
+const PAGES = new Map(
+  [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ].map((path) => [path, readFileSync(join(ROOT, path), 'utf8')]),
+);
 /** What the recipes write beside the checkout (both gitignored), removed after the run. */
 const WRITTEN = ['conformance-report', 'certificate'];
 
-function recipes(): Map<string, string> {
+/** The recipes of one page, by name, in the order the page gives them. */
+function recipesOf(page: string): Map<string, string> {
   const found = new Map<string, string>();
-  for (const match of README.matchAll(/<!-- recipe: ([\w-]+) -->\n+```sh\n([\s\S]*?)```/g)) {
+  for (const match of PAGES.get(page)!.matchAll(
+    /<!-- recipe: ([\w-]+) -->\n+```sh\n([\s\S]*?)```/g,
+  )) {
     found.set(match[1]!, match[2]!);
   }
   return found;
+}
+
+/** Every recipe of the README and docs/, by name. */
+function recipes(): Map<string, string> {
+  return new Map([...PAGES.keys()].flatMap((page) => [...recipesOf(page)]));
+}
+
+/** Every sample output of the README and docs/, by name. */
+function samples(): Map<string, string> {
+  return new Map([...PAGES.values()].flatMap((text) => [...sampleBlocks(text)]));
 }
 
 interface Ran {
@@ -74,8 +98,8 @@ function runRecipe(
 
 /** Fails with the first line where the README's sample for `name` and the run part ways. */
 function expectSample(name: string, stdout: string): void {
-  const sample = sampleBlocks(README).get(name);
-  expect(sample, `README has no <!-- output: ${name} --> block`).toBeDefined();
+  const sample = samples().get(name);
+  expect(sample, `no page has a <!-- output: ${name} --> block`).toBeDefined();
   const mismatch = sampleMismatch(sample!, stdout);
   expect(mismatch, mismatch).toBeUndefined();
 }
@@ -85,10 +109,17 @@ afterAll(() => {
 });
 
 describe('the README recipes', () => {
-  it('are four, for three users, each followed by the output it prints', () => {
-    expect([...recipes().keys()]).toEqual(['client-developer', 'their-names', 'ci', 'vendor']);
-    expect([...sampleBlocks(README).keys()]).toEqual(
-      expect.arrayContaining(['client-developer', 'their-names', 'ci', 'vendor']),
+  it('are three in the README, one per user, and one more in docs/serve.md, each followed by the output it prints', () => {
+    expect([...recipesOf('README.md').keys()]).toEqual(['client-developer', 'ci', 'vendor']);
+    expect([...recipesOf('docs/serve.md').keys()]).toEqual(['their-names']);
+    expect([...recipes().keys()].sort()).toEqual([
+      'ci',
+      'client-developer',
+      'their-names',
+      'vendor',
+    ]);
+    expect([...samples().keys()]).toEqual(
+      expect.arrayContaining(['client-developer', 'their-names', 'ci', 'vendor', 'filtered-run']),
     );
   });
 
@@ -141,7 +172,7 @@ describe('the README recipes', () => {
     expectSample('ci', ran.stdout);
   }, 330_000);
 
-  it('a filtered run ends as the sample under Reports and figures shows, Result last', async () => {
+  it('a filtered run ends as the sample in docs/reports.md shows, Result last', async () => {
     const ran = await runRecipe(
       "npx mailtwin-conformance --filter 'pages 25 by default' --seed 1",
       120_000,

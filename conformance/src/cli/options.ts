@@ -200,7 +200,7 @@ export const CONFORMANCE_FLAGS = [
     type: 'string',
     value: '<name>',
     default: 'full',
-    description: `Which checks run and how strictly: ${PROFILE_NAMES.join(', ')} (below)`,
+    description: `Which checks run and how strictly: ${PROFILE_NAMES.join(', ')} (docs/profiles.md)`,
     group: RUN,
   },
   {
