@@ -1,0 +1,8 @@
+import { connectMailtwin } from 'mailtwin/testing';
+import { worker } from '../scenario.js';
+
+test('worker 2 gets its own mail and sees no other tenant', async () => {
+  const result = await worker(connectMailtwin(), 2);
+  expect(result.mail).toBe(`Welcome ${result.tenant}`);
+  expect(result.sightings).toBe(0);
+});
