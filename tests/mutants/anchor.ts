@@ -193,14 +193,20 @@ function locateIn(source: string, edit: AnchoredEdit, label: string): Outcome {
       );
       if (spans.length > 1) return { kind: 'many', count: spans.length, by: 'tokens' };
       if (spans.length === 1) {
-        const [start, end] = spans[0]!;
+        let [start, end] = spans[0]!;
+        // The whitespace and comments `find` has before its first token and after its last:
+        // where the file has the same, they are replaced too (exactly what an exact-text match
+        // did); elsewhere they are left as the file has them, and dropped from `replace` where
+        // it shares them.
         const lead = edit.find.slice(0, find.tokens[0]!.start);
         const trail = edit.find.slice(find.tokens.at(-1)!.end);
         let replacement = edit.replace;
-        if (lead !== '' && replacement.startsWith(lead))
-          replacement = replacement.slice(lead.length);
-        if (trail !== '' && replacement.endsWith(trail))
-          replacement = replacement.slice(0, -trail.length);
+        if (start >= lead.length && source.slice(start - lead.length, start) === lead)
+          start -= lead.length;
+        else if (replacement.startsWith(lead)) replacement = replacement.slice(lead.length);
+        if (source.startsWith(trail, end)) end += trail.length;
+        else if (replacement.endsWith(trail))
+          replacement = replacement.slice(0, replacement.length - trail.length);
         if (sameTokens(edit.find, edit.replace))
           throw new StaleEditError(
             `${label}: replace differs from find only in layout or comments, nothing would change`,

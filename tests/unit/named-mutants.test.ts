@@ -24,11 +24,15 @@ interface ListedCheck {
 
 /** Every check with its file and rules, from `mailtwin-conformance --dry-run`. */
 function listChecks(): ListedCheck[] {
-  const run = spawnSync(process.execPath, [join(ROOT, 'bin/mailtwin-conformance.js'), '--dry-run'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1' },
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(ROOT, 'bin/mailtwin-conformance.js'), '--dry-run'],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    },
+  );
   const checks: ListedCheck[] = [];
   let file = '';
   const lines = run.stdout.split('\n');
@@ -55,15 +59,17 @@ describe('applying a named mutant', () => {
   });
 
   it('refuses a mutant that changes nothing', () => {
-    expect(() => applyMutant('a > b', { ...mutant, replace: 'a > b' })).toThrow(/nothing would change/);
+    expect(() => applyMutant('a > b', { ...mutant, replace: 'a > b' })).toThrow(
+      /nothing would change/,
+    );
     expect(() => applyMutant('a > b', { ...mutant, replace: 'a  >  b /* same */' })).toThrow(
       /only in layout or comments/,
     );
   });
 
   it('matches the tokens of its text, whatever the layout, comments and quotes around them', () => {
-    const source = "if (a>/* strict */b) {\n  log(\"x\");\n}\n";
-    expect(applyMutant(source, mutant)).toBe("if (a >= b) {\n  log(\"x\");\n}\n");
+    const source = 'if (a>/* strict */b) {\n  log("x");\n}\n';
+    expect(applyMutant(source, mutant)).toBe('if (a >= b) {\n  log("x");\n}\n');
     const log = { ...mutant, find: "log('x');", replace: "log('y');" };
     expect(applyMutant(source, log)).toBe("if (a>/* strict */b) {\n  log('y');\n}\n");
   });
@@ -71,7 +77,11 @@ describe('applying a named mutant', () => {
   it('matches across a line break prettier added, with or without the trailing comma', () => {
     const call = { ...mutant, find: 'send(to, subject)', replace: 'send(subject, to)' };
     expect(applyMutant('send(\n  to,\n  subject,\n);', call)).toBe('send(subject, to);');
-    const listed = { ...mutant, find: "['cc', 1],\n  ['bcc', 2],", replace: "['cc', 2],\n  ['bcc', 1]," };
+    const listed = {
+      ...mutant,
+      find: "['cc', 1],\n  ['bcc', 2],",
+      replace: "['cc', 2],\n  ['bcc', 1],",
+    };
     expect(applyMutant("[['cc', 1], ['bcc', 2]]", listed)).toBe("[['cc', 2],\n  ['bcc', 1],]");
   });
 
@@ -82,7 +92,16 @@ describe('applying a named mutant', () => {
       '{\n  return (\n    a >= b\n  );\n}',
     );
     const tail = { ...mutant, find: 'a > b;', replace: 'a >= b;' };
-    expect(() => applyMutant('{\n  return (\n    a > b\n  );\n}', tail)).toThrow(/no longer contains/);
+    expect(() => applyMutant('{\n  return (\n    a > b\n  );\n}', tail)).toThrow(
+      /no longer contains/,
+    );
+  });
+
+  it('replaces the comment its find ends with where the file has it too, as exact text did', () => {
+    const commented = { ...mutant, find: 'a > b; // strict', replace: 'a >= b;' };
+    expect(applyMutant('x = a > b; // strict\ny();', commented)).toBe('x = a >= b;\ny();');
+    expect(applyMutant('x = a >\n  b; // strict\ny();', commented)).toBe('x = a >= b;\ny();');
+    expect(applyMutant('x = a > b; // loose\ny();', commented)).toBe('x = a >= b; // loose\ny();');
   });
 
   it('writes its replacement over the matched tokens, less the indent and line end find and replace share', () => {
@@ -96,9 +115,15 @@ describe('applying a named mutant', () => {
       'class Pair { second(a, b) { return a > b; } }',
     ].join('\n');
     expect(() => applyMutant(source, mutant)).toThrow(/more than once.*within/);
-    expect(applyMutant(source, { ...mutant, within: 'second' })).toContain('second(a, b) { return a >= b; }');
-    expect(applyMutant(source, { ...mutant, within: 'Pair.second' })).toContain('return a >= b; } }');
-    expect(() => applyMutant(source, { ...mutant, within: 'third' })).toThrow(/no longer declares third/);
+    expect(applyMutant(source, { ...mutant, within: 'second' })).toContain(
+      'second(a, b) { return a >= b; }',
+    );
+    expect(applyMutant(source, { ...mutant, within: 'Pair.second' })).toContain(
+      'return a >= b; } }',
+    );
+    expect(() => applyMutant(source, { ...mutant, within: 'third' })).toThrow(
+      /no longer declares third/,
+    );
   });
 
   it('looks for exact text where its find cuts a token or the file is not TypeScript', () => {
@@ -151,6 +176,14 @@ describe('the named-mutant catalogue (tests/mutants)', () => {
       const applied = mutateTree(ROOT, mutant);
       expect(applied.file, `${mutant.id}: the file it names`).toBe(mutant.file);
       expect(applied.mutated, mutant.id).not.toBe(applied.original);
+      // Where the find is still there as exact text, the mutant is exactly the old find/replace.
+      const at = applied.original.indexOf(mutant.find);
+      if (at !== -1)
+        expect(applied.mutated, `${mutant.id}: as exact text`).toBe(
+          applied.original.slice(0, at) +
+            mutant.replace +
+            applied.original.slice(at + mutant.find.length),
+        );
     }
   });
 
@@ -158,7 +191,9 @@ describe('the named-mutant catalogue (tests/mutants)', () => {
     for (const mutant of CATALOGUE) {
       const check = checks.find((c) => c.behaviour === mutant.caughtBy);
       expect(check, `${mutant.id}: no check is named "${mutant.caughtBy}"`).toBeDefined();
-      expect(check!.rules, `${mutant.id}: the rules of "${mutant.caughtBy}"`).toContain(mutant.rule);
+      expect(check!.rules, `${mutant.id}: the rules of "${mutant.caughtBy}"`).toContain(
+        mutant.rule,
+      );
     }
   });
 
