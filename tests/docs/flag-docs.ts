@@ -5,11 +5,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SERVE_FLAGS } from '../../emulator/src/cli-options.ts';
+import { SERVE_FLAGS } from '../../emulator/src/serve-flags.ts';
 import { LISTEN_FLAGS } from '../../emulator/src/commands/listen.ts';
 import { TRIGGER_FLAGS } from '../../emulator/src/commands/trigger.ts';
 import { defaultText, flagUsage, type Flag } from '../../emulator/src/flag-table.ts';
-import { CONFORMANCE_FLAGS } from '../../conformance/src/cli/options.ts';
+import { CONFORMANCE_FLAGS } from '../../conformance/src/cli/flags.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
