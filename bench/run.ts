@@ -13,6 +13,7 @@ import { benchSendSide } from './send-side.bench.ts';
 import { benchStall } from './stall.bench.ts';
 import { benchStartup } from './startup.bench.ts';
 import { benchWebhooks } from './webhooks.bench.ts';
+import { benchTenants } from './tenants.bench.ts';
 
 const print = (line: string) => process.stdout.write(`  ${line}\n`);
 
@@ -31,6 +32,7 @@ const SECTIONS: [
   ['send', 'Send side (§4.3) and attachments (§8)', benchSendSide],
   ['stall', 'One large send against a concurrent GET /mailboxes (issue 27 item 1)', benchStall],
   ['webhooks', 'Webhooks (§6)', benchWebhooks],
+  ['tenants', 'Tenants and waits (issue 30 items 1-2)', benchTenants],
   ['smtp', 'SMTP ingest with a pooled nodemailer client (issue 31 item 2)', benchSmtp],
   ['conformance', 'The conformance suite (in process)', benchConformance],
 ];
