@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import { ControllableClock } from './clock.ts';
 import type { AppDeps, Services } from './deps.ts';
 import { ApiError, quoteForMessage, toApiError } from './errors.ts';
+import { EmulatorEvents } from './events.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
 import { hostCheck } from './http/host-check.ts';
 import { AccessByRequest } from './http/request-access.ts';
@@ -26,6 +27,7 @@ import { sendingRoutes } from './routes/sending.ts';
 import { unsubscribeRoutes } from './routes/unsubscribe.ts';
 import { healthRoutes } from './routes/health.ts';
 import { DirectoryService } from './services/directory-service.ts';
+import { EmailService } from './services/email-service.ts';
 import { FaultInjector } from './services/faults.ts';
 import { Chaos, realSleep } from './chaos/chaos.ts';
 import { chaosMiddleware } from './chaos/http.ts';
@@ -67,6 +69,7 @@ export function defaultDeps(overrides: Partial<AppDeps> = {}): AppDeps {
     selfOrigin: overrides.selfOrigin ?? {},
     logError:
       overrides.logError ?? ((error) => console.error('[mailtwin] unexpected error', error)),
+    events: overrides.events ?? new EmulatorEvents(),
     sleep: overrides.sleep ?? realSleep,
     binding: overrides.binding ?? null,
     renderer: overrides.renderer ?? sharedRenderPool,
@@ -102,6 +105,7 @@ export function createServices(deps: AppDeps): Services {
       selfOrigin: () => deps.selfOrigin.value,
       logError: deps.logError,
       chaos,
+      events: deps.events,
       ...(dialect === null ? {} : { renderData: dialect.webhookData }),
     },
   );
@@ -111,7 +115,8 @@ export function createServices(deps: AppDeps): Services {
   return {
     deps,
     directory: new DirectoryService(deps.store, deps.clock, deps.ids),
-    inbound: new InboundService(deps.store, deps.clock, deps.ids, delivered),
+    emails: new EmailService(deps.store),
+    inbound: new InboundService(deps.store, deps.clock, deps.ids, deps.events, delivered),
     requests,
     uploads,
     faults,
@@ -124,6 +129,7 @@ export function createServices(deps: AppDeps): Services {
       faults,
       uploads,
       unsubscribeKey,
+      deps.events,
       delivered,
       localDelivery,
       deps.renderer,
@@ -198,7 +204,7 @@ export function createApp(
     '/emails',
     sendingRoutes(deps.store, services.send, new SendRequests(services.requests, deps.renderer)),
   );
-  api.route('/emails', emailRoutes(deps.store, services.requests));
+  api.route('/emails', emailRoutes(deps.store, services.requests, deps.events));
   api.route('/attachments', attachmentRoutes(services.uploads));
   app.route('/openapi/v1', api);
   app.use('/_mailtwin/v1/*', limitBody);

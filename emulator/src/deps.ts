@@ -6,6 +6,7 @@ import type { Binding } from './binding/binding.ts';
 import type { Dialect } from './binding/dialect.ts';
 import type { Chaos, Sleep } from './chaos/chaos.ts';
 import type { ControllableClock } from './clock.ts';
+import type { EmulatorEvents } from './events.ts';
 import type { RateLimit, SlidingWindowLimiter } from './domain/rate-limit.ts';
 import type { HostPolicy } from './http/host-check.ts';
 import type { AccessByRequest } from './http/request-access.ts';
@@ -14,6 +15,7 @@ import type { ResponseCache } from './http/response-cache.ts';
 import type { Ids } from './ids.ts';
 import type { BodyRenderer } from './mime/render-pool.ts';
 import type { DirectoryService } from './services/directory-service.ts';
+import type { EmailService } from './services/email-service.ts';
 import type { FaultInjector } from './services/faults.ts';
 import type { InboundService } from './services/inbound-service.ts';
 import type { LocalDelivery } from './services/local-delivery.ts';
@@ -60,6 +62,11 @@ export interface AppDeps {
   selfOrigin: { value?: string };
   /** Where unexpected errors are reported; never into a response body. */
   logError: (error: unknown) => void;
+  /**
+   * What happens inside this instance (events.ts): stored and changed mail, webhook attempts,
+   * stopping. The dashboard's live updates, the request log and waits listen; one bus per app.
+   */
+  events: EmulatorEvents;
   /** How the emulator waits out a chaos rule's latency (chaos/); tests inject one that moves the clock. */
   sleep: Sleep;
   /**
@@ -84,6 +91,8 @@ export interface AppDeps {
 export interface Services {
   deps: AppDeps;
   directory: DirectoryService;
+  /** Mail as the dashboard reads and changes it, never through the store. */
+  emails: EmailService;
   inbound: InboundService;
   requests: RequestValidator;
   uploads: UploadService;

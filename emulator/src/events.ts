@@ -1,4 +1,4 @@
-import type { Email, Folder } from './domain/types.ts';
+import type { Folder } from './domain/types.ts';
 
 /** One webhook POST as it went out and what came back, kept only in memory (never stored). */
 export interface WebhookExchange {
@@ -27,17 +27,14 @@ export type EmulatorEvent =
   /** `mailtwin serve` is stopping: long-lived listeners (event streams) end now. */
   | { type: 'emulator.stopping' };
 
-/** The event of a new email stored in a mailbox (any folder). */
-export function emailStored(email: Pick<Email, 'id' | 'mailbox' | 'folder'>): EmulatorEvent {
-  return { type: 'email.stored', emailId: email.id, mailbox: email.mailbox, folder: email.folder };
-}
-
 export type EmulatorListener = (event: EmulatorEvent) => void;
 
 /**
- * A tiny publish/subscribe bus. Listeners run in a microtask, after the publisher's synchronous
- * work: a publish made inside a store transaction reaches listeners only once it committed or
- * threw, so a listener that reads the store back sees what really happened.
+ * A tiny publish/subscribe bus, one per emulator instance: made by the composition root
+ * (app.ts defaultDeps) and injected as AppDeps.events, so two apps in one process (tests) never
+ * hear each other. Listeners run in a microtask, after the publisher's synchronous work: a
+ * publish made inside a store transaction reaches listeners only once it committed or threw,
+ * so a listener that reads the store back sees what really happened.
  */
 export class EmulatorEvents {
   private readonly listeners = new Set<EmulatorListener>();
@@ -60,20 +57,4 @@ export class EmulatorEvents {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
-}
-
-const busOfStore = new WeakMap<object, EmulatorEvents>();
-
-/**
- * The bus of one emulator instance, found through its store: every service already holds the
- * store, so publishing needs no new constructor parameter, and two apps in one process (tests)
- * never hear each other.
- */
-export function eventsOf(store: object): EmulatorEvents {
-  let bus = busOfStore.get(store);
-  if (bus === undefined) {
-    bus = new EmulatorEvents();
-    busOfStore.set(store, bus);
-  }
-  return bus;
 }

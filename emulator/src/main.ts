@@ -23,7 +23,6 @@ import { LISTEN_HELP, parseListenOptions, runListen } from './commands/listen.ts
 import { TRIGGER_HELP, parseTriggerOptions, runTrigger } from './commands/trigger.ts';
 import { resolveServeBinding, runBinding } from './commands/binding.ts';
 import type { SmtpIngress, SmtpOutcome } from './smtp/smtp-ingress.ts';
-import { eventsOf } from './events.ts';
 import { RequestLog } from './request-log.ts';
 import { writeReadyFile } from './ready-file.ts';
 import { openStore, type Store } from './store/store.ts';
@@ -324,7 +323,7 @@ function stopWhenTold(server: Server, services: Services, smtp: SmtpIngress | nu
     stopping = true;
     process.stderr.write(`mailtwin: ${reason}, stopping\n`);
     services.dispatcher.stop();
-    eventsOf(services.deps.store).publish({ type: 'emulator.stopping' }); // ends event streams
+    services.deps.events.publish({ type: 'emulator.stopping' }); // ends event streams
     services.localDelivery.stop(); // mail still on its way is lost (see --help)
     try {
       services.deps.clock.checkpoint();

@@ -1,6 +1,6 @@
 import type { Services } from './deps.ts';
 import { lookupOf } from './domain/api-key-secrets.ts';
-import { eventsOf, type EmulatorEvent } from './events.ts';
+import type { EmulatorEvent } from './events.ts';
 import type { SmtpOutcome } from './smtp/smtp-ingress.ts';
 
 /** `--log text` (the default) or `--log json`; `--quiet` prints nothing. */
@@ -52,7 +52,7 @@ export class RequestLog {
 
   start(): void {
     this.started = true;
-    this.unsubscribe ??= eventsOf(this.services.deps.store).subscribe((event) =>
+    this.unsubscribe ??= this.services.deps.events.subscribe((event) =>
       this.onEvent(event),
     );
   }

@@ -62,11 +62,11 @@ const CHANGED: Record<string, (value: string) => string> = {
 
 /**
  * The email page's controls (read, star, move, delete). The control plane has no email
- * operations, so these make the store calls the API's PATCH and DELETE routes make
- * (routes/emails.ts): the same folder names (D-5), flags and permanent removal (§4.6).
+ * operations, so these make the changes the API's PATCH and DELETE routes make
+ * (routes/emails.ts), through the email service: the same folder names (D-5), flags and permanent removal (§4.6).
  */
 function registerEmailActions(app: Hono, services: Services): void {
-  const { store } = services.deps;
+  const { emails } = services;
   app.post('/dashboard/emails/:id/update', async (c) => {
     const email = findEmail(services, c.req.param('id'));
     const changes = emailChanges(await formFields(c));
@@ -74,7 +74,7 @@ function registerEmailActions(app: Hono, services: Services): void {
     if (Object.keys(changes).length === 0) {
       return afterAction(c, page, { ok: false, message: 'Nothing to change.' });
     }
-    store.emails.update(email.id, changes);
+    emails.update(email.id, changes);
     const notice = Object.entries(changes)
       .map(([name, value]) => CHANGED[name]?.(String(value)) ?? '')
       .join(' ');
@@ -82,7 +82,7 @@ function registerEmailActions(app: Hono, services: Services): void {
   });
   app.post('/dashboard/emails/:id/delete', (c) => {
     const email = findEmail(services, c.req.param('id'));
-    store.emails.delete(email.id);
+    emails.delete(email.id);
     return afterAction(c, `/dashboard/mailboxes/${seg(email.mailbox)}`, {
       ok: true,
       notice: `Deleted "${email.subject || '(no subject)'}".`,

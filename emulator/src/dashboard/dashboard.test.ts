@@ -3,7 +3,6 @@ import { createApp, createServices, defaultDeps } from '../app.ts';
 import type { Services } from '../deps.ts';
 import { DEFAULT_FIXTURES } from '../cli-options.ts';
 import { loadFixtureFile } from '../fixtures/load-fixture.ts';
-import { eventsOf } from '../events.ts';
 import { SESSION_COOKIE } from './session.ts';
 
 const TOKEN = 'mt_dashboard-test+token/=';
@@ -406,7 +405,7 @@ describe('the dashboard', () => {
     const answer = await get('/dashboard/events');
     const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
     expect(new TextDecoder().decode((await reader.read()).value)).toContain('event: ready');
-    eventsOf(services.deps.store).publish({ type: 'emulator.stopping' });
+    services.deps.events.publish({ type: 'emulator.stopping' });
     for (;;) {
       const { done } = await reader.read();
       if (done) break;

@@ -2,7 +2,6 @@ import { Hono, type Context } from 'hono';
 import { html } from 'hono/html';
 import type { Services } from '../deps.ts';
 import { toApiError } from '../errors.ts';
-import { eventsOf } from '../events.ts';
 import { registerActions } from './actions.ts';
 import { assetRoutes } from './assets.ts';
 import { ControlClient } from './control-client.ts';
@@ -27,11 +26,11 @@ import { requireSession, SIGN_IN_PATH, signIn } from './session.ts';
  * of the origin is touched: unknown paths outside `/dashboard/` keep the API's JSON 404.
  */
 export function dashboardRoutes(services: Services, exchanges: ExchangeLog): Hono {
-  const { controlToken, store } = services.deps;
+  const { controlToken } = services.deps;
   const app = new Hono();
   const session = requireSession(controlToken);
   const control = new ControlClient(services);
-  const events = eventsOf(store);
+  const { events } = services.deps;
 
   app.get(SIGN_IN_PATH, signIn(controlToken));
   app.get('/', session, ownersPage(services));

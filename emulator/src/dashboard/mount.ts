@@ -1,6 +1,5 @@
 import { Hono, type Context } from 'hono';
 import type { Services } from '../deps.ts';
-import { eventsOf } from '../events.ts';
 import { ExchangeLog } from './exchange-log.ts';
 
 /**
@@ -10,7 +9,7 @@ import { ExchangeLog } from './exchange-log.ts';
  * first visit still shows every delivery made before it.
  */
 export function dashboardMount(services: Services): Hono {
-  const exchanges = new ExchangeLog(eventsOf(services.deps.store));
+  const exchanges = new ExchangeLog(services.deps.events);
   let dashboard: Promise<Hono> | undefined;
   const forward = async (c: Context) => {
     dashboard ??= import('./index.ts').then(

@@ -5,7 +5,7 @@ import { encodeCursor, parseListQuery } from '../domain/list-query.ts';
 import type { Email, Folder } from '../domain/types.ts';
 import type { ApiEnv } from '../http/auth.ts';
 import { readJsonObject } from '../http/json-body.ts';
-import { eventsOf } from '../events.ts';
+import type { EmulatorEvents } from '../events.ts';
 import { answerReady } from '../http/response-cache.ts';
 import type { RequestValidator } from '../http/request-validator.ts';
 import type { Store } from '../store/store.ts';
@@ -27,7 +27,11 @@ export function emailInScope(c: Context<ApiEnv>, store: Store): Email {
 const EMAILS_OPEN = Buffer.from('{"emails":[');
 
 /** §4.2, §4.4-§4.6: list and search, read, update and delete email. */
-export function emailRoutes(store: Store, validator: RequestValidator): Hono<ApiEnv> {
+export function emailRoutes(
+  store: Store,
+  validator: RequestValidator,
+  events: EmulatorEvents,
+): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.get('/', (c) => {
@@ -57,7 +61,7 @@ export function emailRoutes(store: Store, validator: RequestValidator): Hono<Api
     validator.check('UpdateEmailRequest', body);
     const changes = body as { folder?: Folder; read?: boolean; starred?: boolean };
     store.emails.update(email.id, changes);
-    eventsOf(store).publish({ type: 'email.updated', emailId: email.id, mailbox: email.mailbox });
+    events.publish({ type: 'email.updated', emailId: email.id, mailbox: email.mailbox });
     return c.json(emailDetail(store.emails.get(email.id) as Email));
   });
 

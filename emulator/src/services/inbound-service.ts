@@ -14,7 +14,7 @@ import {
 } from '../domain/types.ts';
 import type { Store } from '../store/store.ts';
 import { requireText } from './directory-service.ts';
-import { emailStored, eventsOf } from '../events.ts';
+import type { EmulatorEvents } from '../events.ts';
 
 /** mailparser loads with the first raw message, so start-up waits for it only if a fixture has one. */
 let mailparser: Promise<typeof import('mailparser')> | undefined;
@@ -98,6 +98,8 @@ export class InboundService {
     private readonly store: Store,
     private readonly clock: Clock,
     private readonly ids: Ids,
+    /** The emulator's event bus (AppDeps.events): every stored email is published on it. */
+    private readonly events: EmulatorEvents,
     private readonly onDelivered: (email: Email) => void = () => {},
   ) {}
 
@@ -325,7 +327,12 @@ export class InboundService {
       })),
     };
     this.store.emails.insert(email, attachments, raw);
-    eventsOf(this.store).publish(emailStored(email));
+this.events.publish({
+      type: 'email.stored',
+      emailId: email.id,
+      mailbox: email.mailbox,
+      folder: email.folder,
+    });
     this.onDelivered(email);
     return email;
   }

@@ -28,7 +28,7 @@ import type { components } from '../../../spec/generated/openapi.d.ts';
 import type { Store } from '../store/store.ts';
 import { faultError, type FaultInjector, type FaultableOperation } from './faults.ts';
 import type { Arrival, LocalDelivery } from './local-delivery.ts';
-import { emailStored, eventsOf } from '../events.ts';
+import type { EmulatorEvents } from '../events.ts';
 
 /** §8 limits on what one message carries. */
 export const MAX_ATTACHMENTS = 20;
@@ -94,6 +94,8 @@ export class SendService {
     private readonly attachments: AttachmentSource,
     /** Signs unsubscribe links so they cannot be forged for another address. */
     private readonly unsubscribeKey: string,
+    /** The emulator's event bus (AppDeps.events): every stored email is published on it. */
+    private readonly events: EmulatorEvents,
     private readonly onDelivered: (email: Email) => void = () => {},
     /** When inbox copies arrive; without it (or with no delay) at once, with the send. */
     private readonly delivery?: LocalDelivery,
@@ -474,7 +476,12 @@ export class SendService {
     // Attachment bytes live once, in blobs (§2.4); the encoded message is kept only where it
     // leaves the deployment (the outbox), not in every mailbox copy.
     this.store.emails.insert(email, attachments);
-    eventsOf(this.store).publish(emailStored(email));
+this.events.publish({
+      type: 'email.stored',
+      emailId: email.id,
+      mailbox: email.mailbox,
+      folder: email.folder,
+    });
     return email;
   }
 

@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.ts';
-import { eventsOf, type EmulatorEvent } from '../events.ts';
+import type { EmulatorEvent, EmulatorEvents } from '../events.ts';
 
 /** D-71: how long a wait holds when `timeoutMs` is not given, and the most it may ask. */
 export const DEFAULT_WAIT_MS = 5_000;
@@ -12,7 +12,8 @@ export const MAX_WAIT_MS = 120_000;
  * goes away (`signal`) or an emulator that stops ends the wait too.
  */
 export function waitFor<T>(
-  store: object,
+  /** The emulator's event bus (AppDeps.events). */
+  events: EmulatorEvents,
   find: () => T | undefined,
   relevant: (event: EmulatorEvent) => boolean,
   timeoutMs: number,
@@ -42,7 +43,7 @@ export function waitFor<T>(
       reject(new ApiError('service_unavailable', 'The client went away.'));
     };
     signal?.addEventListener('abort', onAbort);
-    unsubscribe = eventsOf(store).subscribe((event) => {
+    unsubscribe = events.subscribe((event) => {
       if (event.type === 'emulator.stopping') {
         end();
         reject(new ApiError('service_unavailable', 'The emulator is stopping.'));

@@ -9,7 +9,7 @@ import type { Delivery, Webhook } from '../store/webhook-store.ts';
 import type { Connector } from './connector.ts';
 import { checkWebhookUrl, resolvePublicAddresses, type Resolver } from './endpoint-guard.ts';
 import { signatureFor } from './signature.ts';
-import { eventsOf, type WebhookExchange } from '../events.ts';
+import type { EmulatorEvents, WebhookExchange } from '../events.ts';
 import type { Chaos } from '../chaos/chaos.ts';
 import { injectedDelivery } from '../chaos/webhook.ts';
 
@@ -27,6 +27,8 @@ export interface DispatcherOptions {
   renderData?: (data: unknown) => unknown;
   /** Chaos rules for webhook deliveries: added latency, failed or timed-out attempts. */
   chaos?: Chaos;
+  /** The emulator's event bus (AppDeps.events): each attempt is published on it. */
+  events: EmulatorEvents;
 }
 
 /** The outcome of one attempt, as the dashboard shows it. */
@@ -160,7 +162,7 @@ export class WebhookDispatcher {
     outcome: AttemptOutcome,
     exchange: WebhookExchange,
   ): void {
-    eventsOf(this.store).publish({
+    this.options.events.publish({
       type: 'webhook.attempt',
       webhookId,
       deliveryId,

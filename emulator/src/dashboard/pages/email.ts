@@ -5,7 +5,7 @@ import { ApiError, quoteForMessage } from '../../errors.ts';
 import { FOLDERS, type Email } from '../../domain/types.ts';
 import { page } from '../layout.ts';
 import { addressList, addressText, bytes, seg, when } from '../format.ts';
-import { emailSource, headersOf } from '../email-source.ts';
+import { headersOf } from '../email-source.ts';
 import { hasRemoteContent, mailFrame } from '../email-frame.ts';
 import { headersTable } from '../parts.ts';
 
@@ -24,7 +24,7 @@ type EmailTab = (typeof EMAIL_TABS)[number];
 const SHOWN_SOURCE_BYTES = 256 * 1024;
 
 export function findEmail(services: Services, id: string | undefined): Email {
-  const email = id === undefined ? undefined : services.deps.store.emails.get(id);
+  const email = id === undefined ? undefined : services.emails.get(id);
   if (email === undefined) {
     throw new ApiError('email_not_found', `No email ${quoteForMessage(id ?? '')}.`, 'emailId');
   }
@@ -35,7 +35,7 @@ export function findEmail(services: Services, id: string | undefined): Email {
 export function emailPage(services: Services) {
   return async (c: Context) => {
     const email = findEmail(services, c.req.param('id'));
-    const { raw, kind } = await emailSource(services.deps.store, email);
+    const { raw, kind } = await services.emails.source(email);
     const remote = c.req.query('remote') === '1';
     const base = `/dashboard/emails/${seg(email.id)}`;
     const shown = raw.subarray(0, SHOWN_SOURCE_BYTES).toString('utf8');
@@ -165,7 +165,7 @@ export function emailPage(services: Services) {
 
 /**
  * Read/unread, star/unstar, move and delete: plain forms (no script needed) posted to
- * actions.ts, which applies them with the store calls the API's PATCH and DELETE make.
+ * actions.ts, which applies them as the API's PATCH and DELETE do (services/email-service.ts).
  */
 function emailControls(email: Email, base: string) {
   const flag = (name: 'read' | 'starred', value: boolean, label: string) =>
@@ -209,7 +209,7 @@ export function emailBody(services: Services) {
 export function emailEml(services: Services) {
   return async (c: Context) => {
     const email = findEmail(services, c.req.param('id'));
-    const { raw } = await emailSource(services.deps.store, email);
+    const { raw } = await services.emails.source(email);
     return download(c, raw, 'message/rfc822', `${email.id}.eml`);
   };
 }
@@ -220,7 +220,7 @@ export function emailAttachment(services: Services) {
     const email = findEmail(services, c.req.param('id'));
     const id = c.req.param('attachmentId');
     const stored = email.attachments.some((a) => a.id === id)
-      ? services.deps.store.emails.attachment(id ?? '')
+      ? services.emails.attachment(id ?? '')
       : undefined;
     if (stored === undefined) {
       throw new ApiError('attachment_not_found', `No attachment ${quoteForMessage(id ?? '')}.`);

@@ -25,8 +25,7 @@ const FILTERS = [
  * searched exactly as the API does it (same parser, same store query, same cursors).
  */
 export function mailboxPage(services: Services) {
-  const { directory } = services;
-  const { store } = services.deps;
+  const { directory, emails } = services;
   return (c: Context) => {
     const mailbox = directory.mailbox(c.req.param('address') ?? '');
     const chosen: Record<string, string> = {};
@@ -43,7 +42,7 @@ export function mailboxPage(services: Services) {
     let error: string | undefined;
     try {
       const query = parseListQuery(params);
-      const found = store.emails.list(query.filter, query.limit, query.after);
+      const found = emails.list(query.filter, query.limit, query.after);
       const last = found.emails.at(-1);
       const next = found.more && last ? encodeCursor(last, query.fingerprint) : null;
       list = emailTable(found.emails, next, chosen, mailbox.address, cursor !== undefined);

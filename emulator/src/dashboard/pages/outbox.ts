@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Services } from '../../deps.ts';
 import { ApiError, quoteForMessage } from '../../errors.ts';
-import type { OutboxEntry } from '../../store/outbox-store.ts';
+import type { OutboxEntry } from '../../services/email-service.ts';
 import { page } from '../layout.ts';
 import { bytes, seg, when } from '../format.ts';
 import { headersOf } from '../email-source.ts';
@@ -25,7 +25,7 @@ export function outboxMatches(entry: OutboxEntry, q: string): boolean {
 export function outboxPage(services: Services) {
   return (c: Context) => {
     const q = c.req.query('q')?.trim() ?? '';
-    const all = services.deps.store.outbox.list();
+    const all = services.emails.outbox();
     const entries = q === '' ? all : all.filter((e) => outboxMatches(e, q));
     const rows = entries.map(
       (e) =>
@@ -62,7 +62,7 @@ export function outboxPage(services: Services) {
 }
 
 function found(services: Services, id: string | undefined) {
-  const captured = id === undefined ? undefined : services.deps.store.outbox.get(id);
+  const captured = id === undefined ? undefined : services.emails.outboxEntry(id);
   if (captured === undefined) {
     throw new ApiError('not_found', `No captured message ${quoteForMessage(id ?? '')}.`);
   }

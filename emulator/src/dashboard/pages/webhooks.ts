@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { html } from 'hono/html';
 import type { Services } from '../../deps.ts';
 import type { WebhookExchange } from '../../events.ts';
-import type { Attempt, Webhook } from '../../store/webhook-store.ts';
+import type { Attempt, Webhook } from '../../services/webhook-service.ts';
 import type { ExchangeLog } from '../exchange-log.ts';
 import { page } from '../layout.ts';
 import { actionButton, seg, when } from '../format.ts';

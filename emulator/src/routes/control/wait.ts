@@ -30,7 +30,7 @@ export function controlWaitRoutes({ deps, directory }: Services, tenants: Tenant
     const query = parseListQuery(params);
     directory.mailbox(query.filter.mailbox); // 404 mailbox_not_found for no such mailbox
     const page = await waitFor(
-      store,
+      deps.events,
       () => {
         const found = store.emails.listJson(query.filter, query.limit, query.after);
         return found.last !== undefined ? found : undefined;
@@ -52,7 +52,7 @@ export function controlWaitRoutes({ deps, directory }: Services, tenants: Tenant
     const [params, timeoutMs] = split(c.req.queries());
     const { filter } = parseOutboxQuery(params, tenants, false);
     const entries = await waitFor(
-      store,
+      deps.events,
       () => {
         const found = store.outbox.find(filter, 100).entries;
         return found.length > 0 ? found : undefined;
