@@ -135,6 +135,21 @@ describe('npm run docs:flags', () => {
   });
 });
 
+describe('the parsers', () => {
+  it.each([
+    ['emulator/src/cli-options.ts', 'SERVE_FLAGS'],
+    ['emulator/src/commands/listen.ts', 'LISTEN_FLAGS'],
+    ['emulator/src/commands/trigger.ts', 'TRIGGER_FLAGS'],
+    ['conformance/src/cli/options.ts', 'CONFORMANCE_FLAGS'],
+  ])('%s hands parseArgs the options of %s and nothing else', (path, table) => {
+    const source = readFileSync(join(ROOT, path), 'utf8');
+    expect(source.match(/\bparseArgs\(/g)).toHaveLength(1);
+    expect(source).toMatch(
+      new RegExp(`parseArgs\\(\\{[^}]*options: parseArgsOptions\\(${table}\\),[^}]*\\}\\)`),
+    );
+  });
+});
+
 describe('flag-table.ts', () => {
   it('is the same code in the emulator and the suite (each program keeps its own copy)', () => {
     const code = (path: string) => {
