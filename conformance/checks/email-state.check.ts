@@ -162,6 +162,38 @@ rule(
 );
 
 rule(
+  ['3.1-R3', '3.1-R4', '3.1-R2'],
+  'keeps the read and starred flags when a PATCH moves an email to trash and back without naming them',
+  async (context) => {
+    const email = await oneEmail(context, '3.1-R2');
+    context.cleanup(async () => void (await email.patch({ folder: 'inbox' })));
+    // Each attribute is moved by its own field (§3.1), and trash keeps the message as it was:
+    // a move that leaves the flags out changes neither, set or clear.
+    for (const flags of [
+      { read: true, starred: true },
+      { read: false, starred: false },
+    ]) {
+      const set = await email.patch(flags);
+      expectSuccess('3.1-R3', set.status, `PATCH ${JSON.stringify(flags)}`);
+      for (const folder of ['trash', 'inbox']) {
+        const moved = await email.patch({ folder });
+        expectSuccess('3.1-R1', moved.status, `PATCH {"folder":"${folder}"} alone`);
+        const when = `after a move to ${folder} that leaves read ${flags.read} and starred ${flags.starred} out`;
+        const detail = await email.get();
+        expectAt('3.1-R3', detail.read, `read ${when}`).toBe(flags.read);
+        expectAt('3.1-R4', detail.starred, `starred ${when}`).toBe(flags.starred);
+        const listed = (await email.listed(folder)).find((e) => e.id === email.id);
+        expectAt('3.1-R3', listed?.read, `read in the ${folder} list ${when}`).toBe(flags.read);
+        expectAt('3.1-R4', listed?.starred, `starred in the ${folder} list ${when}`).toBe(
+          flags.starred,
+        );
+      }
+    }
+  },
+  { needs: ['mail', 'destructive'] },
+);
+
+rule(
   ['D-20', 'D-31', 'D-28', 'D-12', '4-R1'],
   'refuses an empty PATCH, unknown fields, wrong types, malformed JSON and a non-JSON Content-Type, changing nothing',
   async (context) => {

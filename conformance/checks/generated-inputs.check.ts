@@ -14,6 +14,7 @@ import { MissingCapability, rule, type CheckContext } from '../src/check/check.t
 import type { ApiClient, ApiResponse } from '../src/client/client.ts';
 import type { Need } from '../src/run/config.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
+import { disallowedRecipients } from '../src/client/safety.ts';
 import { MailWatch } from '../src/worlds/mail-watch.ts';
 import {
   EXTERNAL_DOMAIN,
@@ -176,6 +177,25 @@ async function uploaded(api: ApiClient, apiKey: string, count: number): Promise<
 }
 
 const MAKES_MAIL = new Set(['sendEmail', 'replyToEmail', 'forwardEmail']);
+
+/**
+ * The cases of `cases` the suite's own recipient guard lets through (client/safety.ts): a
+ * case the guard would refuse (a malformed JSON text cut inside an address, free text that
+ * looks like one) is never generated, so no seed can make a check skip itself (issue 28).
+ * Judged against the check's own mailboxes, a subset of what any run allows.
+ */
+function withinGuard(
+  operationId: string,
+  mailboxes: readonly string[],
+  cases: fc.Arbitrary<RequestCase>,
+): fc.Arbitrary<RequestCase> {
+  if (!MAKES_MAIL.has(operationId)) return cases;
+  const path = operationInfo(operationId).path.replace('{emailId}', 'x');
+  return cases.filter((c) => {
+    const body = typeof c.body === 'string' ? { text: c.body } : { json: c.body };
+    return disallowedRecipients('POST', path, body, mailboxes).length === 0;
+  });
+}
 
 /** Sends one generated case to its operation; an API world awaits what it delivers. */
 async function send(w: World, operationId: string, c: RequestCase): Promise<ApiResponse> {
@@ -526,9 +546,13 @@ for (const { operationId, uploads, moreMail, needs, accepts, refuses } of OPERAT
       const w = await world(context, uploads, moreMail, operationId !== 'listEmails');
       const valid = validBody(operationId, w.context).map((body) => validCase(operationId, body));
       await context.property(
-        fc.oneof(
-          { weight: 2, arbitrary: valid },
-          { weight: 1, arbitrary: edgeCase(operationId, w.context) },
+        withinGuard(
+          operationId,
+          w.context.mailboxes,
+          fc.oneof(
+            { weight: 2, arbitrary: valid },
+            { weight: 1, arbitrary: edgeCase(operationId, w.context) },
+          ),
         ),
         async (c) => expectAccepted(w, operationId, c, await send(w, operationId, c)),
       );
@@ -548,7 +572,12 @@ for (const { operationId, uploads, moreMail, needs, accepts, refuses } of OPERAT
               await context.api.request({ path: `/emails/${w.emailId}`, apiKey: w.apiKey })
             ).json<Detail>();
       const state = { folder: before?.folder, read: before?.read, starred: before?.starred };
-      await context.property(invalidBody(operationId, w.context), async (c) =>
+      const invalid = withinGuard(
+        operationId,
+        w.context.mailboxes,
+        invalidBody(operationId, w.context),
+      );
+      await context.property(invalid, async (c) =>
         expectRefused(operationId, c, await send(w, operationId, c)),
       );
       await expectUnchanged(w, operationId, state as Detail);

@@ -20,6 +20,7 @@ import {
   expectError,
   expectLocation,
   external,
+  type EmailDetail,
   type ErrorRules,
   randomTag,
   world,
@@ -251,6 +252,51 @@ rule(
     expectAt('D-22', followUp.references).toEqual([first.messageId]);
     const all = expectCreated('D-22', await w.reply(first.id, { replyAll: true, text: 'All' }));
     expectAt('D-22', addresses([...all.to, ...all.cc]).sort()).toEqual([carol, dave, box1].sort());
+  },
+  { needs: ['mail', 'destructive'] },
+);
+
+rule(
+  ['4.7-R2', '4.7-R1', 'D-22', 'D-21'],
+  'replies to the sender only unless replyAll is true, and then to every other To and Cc mailbox too, on mail the run sends itself',
+  async (context) => {
+    const w = await world(context, { rule: '4.7-R1', boxes: 3 });
+    const [box0, box1, box2] = w.box as [string, string, string];
+    expectCreated(
+      '4.7-R1',
+      await w.send({
+        from: box0,
+        to: box1,
+        cc: [box2],
+        subject: `Plan ${randomTag()}`,
+        text: 'Hi',
+      }),
+      'the original, box0 to box1 with box2 in Cc',
+    );
+    const received = await w.delivered(box1, '4.7-R1');
+    const recipients = (sent: EmailDetail) =>
+      addresses([...sent.to, ...(sent.cc ?? []), ...(sent.bcc ?? [])]).map((a) => a.toLowerCase());
+    // The body field (text) is D-22's; with it accepted, recipients are §4.7's.
+    const plain = expectCreated('D-22', await w.reply(received.id, { text: 'Only you' }));
+    expectAt('4.7-R1', recipients(plain), 'a reply goes to the original sender').toContain(
+      box0.toLowerCase(),
+    );
+    expectAt(
+      '4.7-R2',
+      recipients(plain),
+      'without replyAll (false by default): no one else',
+    ).toEqual([box0.toLowerCase()]);
+    const no = expectCreated('4.7-R2', await w.reply(received.id, { replyAll: false, text: 'No' }));
+    expectAt('4.7-R2', recipients(no), 'replyAll false: no one else').toEqual([box0.toLowerCase()]);
+    const all = expectCreated(
+      '4.7-R2',
+      await w.reply(received.id, { replyAll: true, text: 'All' }),
+    );
+    expectAt(
+      '4.7-R2',
+      recipients(all).sort(),
+      'replyAll true: the sender and the other Cc',
+    ).toEqual([box0.toLowerCase(), box2.toLowerCase()].sort());
   },
   { needs: ['mail', 'destructive'] },
 );

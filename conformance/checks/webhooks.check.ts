@@ -215,6 +215,20 @@ rule(
         hook.receiver.waitForMatching(ours, 1, context.target.deliveryTimeoutMs),
       );
       const delivery = d!;
+      // §6.1: the delivery announces an email that has reached the mailbox, so the email it
+      // names can be read as soon as the delivery arrives (D-37 below asks more of data).
+      const announcedId = (eventOf(w.api, delivery.rawBody) as { data?: { id?: unknown } }).data
+        ?.id;
+      expectAt('6.2-R3', typeof announcedId, 'data.id').toBe('string');
+      const announced = await w.api.request({
+        path: `/emails/${encodeURIComponent(String(announcedId))}`,
+        apiKey: w.apiKey,
+      });
+      expectAt(
+        '6.1-R1',
+        announced.status,
+        `GET /emails/${String(announcedId)} as its delivery arrives: the announced email can be read`,
+      ).toBe(200);
       expectAt('6.2-R1', delivery.method, 'a POST').toBe('POST');
       expectAt('6.2-R1', delivery.path.split('?')[0], 'to the webhook URL').toBe(hook.path);
       expectAt('6.2-R1', header(delivery, 'content-type')).toMatch(/^application\/json/);
@@ -247,7 +261,7 @@ rule(
       );
       // D-37: data is the received email as GET /emails/{id} shows it.
       expectAt('D-37', context.validator.validateWebhookBody('email.received', body)).toEqual([]);
-      expectAt('D-37', body.data).toEqual(await w.get(body.data.id, 'D-37'));
+      expectAt('D-37', body.data).toEqual(announced.json());
     } finally {
       await hook.close();
     }

@@ -105,6 +105,14 @@ export function formatPlan(
         `Certify allows ${harness} skipped check(s): each lacks only what the harness gives (${needs.join(', ')}), and its rules are listed as needing the harness`,
       );
     }
+    const left = documentedLeftToHarness(plan, rules);
+    if (left.length > 0)
+      lines.push(
+        `Documented rules left to the harness (${left.length}): no running check reaches them, and only what the harness gives would`,
+        ...left.map(
+          ({ rule, needs }) => `  ${rule.id} (§${rule.section}): needs ${needs.join(', ')}`,
+        ),
+      );
     if (refused > 0)
       lines.push(
         `Certify would refuse: ${refused} check(s) would be skipped, and --profile certify allows no skip but for what only the harness gives`,
@@ -114,4 +122,30 @@ export function formatPlan(
     lines.push('', 'Problems with the suite itself:', ...problems.map((p) => `  ${p}`));
   lines.push('Requests sent: 0 (dry run)', '');
   return lines.join('\n');
+}
+
+export interface LeftToHarness {
+  rule: Rule;
+  /** What the target lacks, in every check that would reach the rule. */
+  needs: Need[];
+}
+
+/**
+ * Documented rules that no running check reaches and a check the harness would run does: the
+ * list issue 28 asks a vendor's dry run to print, so what the API alone leaves out is visible.
+ * A rule's needs are the fewest missing ones among the checks that would reach it.
+ */
+export function documentedLeftToHarness(plan: PlannedCheck[], rules: Rule[]): LeftToHarness[] {
+  const running = new Set(plan.filter((c) => c.selection.run).flatMap((c) => c.rules));
+  const left: LeftToHarness[] = [];
+  for (const rule of rules) {
+    if (rule.source !== 'documented' || running.has(rule.id)) continue;
+    const reaching = plan.filter((c) => c.harness !== undefined && c.rules.includes(rule.id));
+    if (reaching.length === 0) continue;
+    const fewest = reaching
+      .map((c) => c.harness ?? [])
+      .reduce((best, needs) => (needs.length < best.length ? needs : best));
+    left.push({ rule, needs: fewest });
+  }
+  return left;
 }

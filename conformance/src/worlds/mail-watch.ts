@@ -38,6 +38,9 @@ const MAIL_WRITES = /^\/emails\/(send|[^/]+\/(reply|forward))$/;
 const FIRST_POLL_MS = 100;
 const MAX_POLL_MS = 250;
 
+/** Pages of one folder a listing reads at most: 1,000 emails newer than the check's start. */
+const MAX_PAGES = 10;
+
 export class MailWatch {
   private readonly before = new Map<string, { ids: Set<string>; newest: number }>();
   private readonly created = new Set<string>();
@@ -62,7 +65,7 @@ export class MailWatch {
   /** Notes what each mailbox lists before the check writes anything. */
   async start(): Promise<void> {
     for (const mailbox of this.mailboxes) {
-      const listed = await this.listAll(mailbox);
+      const listed = await this.listAll(mailbox, Number.POSITIVE_INFINITY);
       this.before.set(mailbox, {
         ids: new Set(listed.map((email) => email.id)),
         newest: Math.max(0, ...listed.map((email) => Date.parse(email.receivedAt) || 0)),
@@ -152,32 +155,55 @@ export class MailWatch {
   private async newIn(mailbox: string, folder?: string): Promise<ListedEmail[]> {
     const before = this.before.get(mailbox) ?? { ids: new Set<string>(), newest: 0 };
     const listed =
-      folder === undefined ? await this.listAll(mailbox) : await this.list(mailbox, folder);
+      folder === undefined
+        ? await this.listAll(mailbox, before.newest)
+        : await this.list(mailbox, folder, before.newest);
     return listed.filter(
       (email) => !before.ids.has(email.id) && (Date.parse(email.receivedAt) || 0) >= before.newest,
     );
   }
 
-  /** The newest page of every folder the watch looks at, each email once. */
-  private async listAll(mailbox: string): Promise<ListedEmail[]> {
+  /** Every folder the watch looks at, each email once, back to `since` (see {@link list}). */
+  private async listAll(mailbox: string, since: number): Promise<ListedEmail[]> {
     const byId = new Map<string, ListedEmail>();
     for (const folder of FOLDERS)
-      for (const email of await this.list(mailbox, folder)) byId.set(email.id, email);
+      for (const email of await this.list(mailbox, folder, since)) byId.set(email.id, email);
     return [...byId.values()];
   }
 
-  private async list(mailbox: string, folder: string | undefined): Promise<ListedEmail[]> {
-    const ask = (limit: { limit?: number }) =>
+  /**
+   * The newest emails of a folder (or of the unfiltered list): the first page, and further
+   * pages while the last one listed was received no earlier than `since` (the list is
+   * newest-first, §4.2), so a check that sends more than a page of mail sees all of it.
+   */
+  private async list(
+    mailbox: string,
+    folder: string | undefined,
+    since: number,
+  ): Promise<ListedEmail[]> {
+    const ask = (page: { limit?: number; cursor?: string }) =>
       this.api.request({
         path: '/emails',
-        query: { mailbox, ...(folder === undefined ? {} : { folder }), ...limit },
+        query: { mailbox, ...(folder === undefined ? {} : { folder }), ...page },
         apiKey: this.apiKey,
       });
     // 100 a page is D-15's bound; a target with a lower one gets its default page.
-    let response = await ask({ limit: 100 });
-    if (response.status === 400 && response.json<{ field?: string }>().field === 'limit')
-      response = await ask({});
-    if (response.status !== 200) return [];
-    return response.json<{ emails?: ListedEmail[] }>().emails ?? [];
+    let limit: { limit?: number } = { limit: 100 };
+    let response = await ask(limit);
+    if (response.status === 400 && response.json<{ field?: string }>().field === 'limit') {
+      limit = {};
+      response = await ask(limit);
+    }
+    const emails: ListedEmail[] = [];
+    for (let page = 0; response.status === 200 && page < MAX_PAGES; page += 1) {
+      const body = response.json<{ emails?: ListedEmail[]; nextCursor?: string | null }>();
+      const listed = body.emails ?? [];
+      emails.push(...listed);
+      const last = listed.at(-1);
+      if (typeof body.nextCursor !== 'string' || last === undefined) break;
+      if ((Date.parse(last.receivedAt) || 0) < since) break;
+      response = await ask({ ...limit, cursor: body.nextCursor });
+    }
+    return emails;
   }
 }

@@ -86,6 +86,8 @@ const EMAIL_STATE = {
   patch:
     'applies PATCH of folder, read and starred to detail and list, and answers with the updated email',
   trash: 'keeps an email moved to trash recoverable, and refuses an unknown folder',
+  flagsKept:
+    'keeps the read and starred flags when a PATCH moves an email to trash and back without naming them',
   refusals:
     'refuses an empty PATCH, unknown fields, wrong types, malformed JSON and a non-JSON Content-Type, changing nothing',
   delete:
@@ -94,7 +96,8 @@ const EMAIL_STATE = {
 
 const LISTING = {
   model: 'filters, searches, orders and pages every generated mailbox exactly as the model does',
-  pageSize: 'pages 25 by default, up to 100 on request, and refuses 101 with limit_too_large',
+  pageSize:
+    'pages 25 by default and at most 100 on request, over 101 emails the run sends itself, and refuses limit 101 with limit_too_large',
   walk: 'walks every email once, with no duplicate and no gap, while new mail arrives between pages',
   cursor: 'refuses a cursor that was altered or belongs to other filters with 400 invalid_cursor',
   ownMail:
@@ -839,5 +842,24 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     find: 'url: uploads.publicUrl(origin, upload) }, 201);',
     replace: 'url: uploads.publicUrl(origin, upload) }, 200);',
     caughtBy: DECIDED_SHAPES.upload,
+  },
+  {
+    id: 'M-272',
+    rule: '3.1-R3',
+    bug: 'moving an email to trash without naming read marks it unread',
+    file: 'emulator/src/store/email-store.ts',
+    find: "sets.push('folder = @folder');",
+    replace:
+      "sets.push(changes.folder === 'trash' && changes.read === undefined ? 'folder = @folder, read = 0' : 'folder = @folder');",
+    caughtBy: EMAIL_STATE.flagsKept,
+  },
+  {
+    id: 'M-273',
+    rule: '8-R3',
+    bug: 'limit has no maximum: limit=101 is answered with 101 emails',
+    file: 'emulator/src/domain/list-query.ts',
+    find: 'Number(digits) > MAX_PAGE_SIZE',
+    replace: 'Number(digits) > 10 * MAX_PAGE_SIZE',
+    caughtBy: LISTING.pageSize,
   },
 ];

@@ -7,6 +7,8 @@ const RE_ONCE =
   'adds Re: to the subject once: a subject already starting with Re: in any case is kept as it is';
 const REPLY_ALL =
   'with replyAll adds every other original To and Cc address, each once, never the replying mailbox';
+const REPLY_ALL_DEFAULT =
+  'replies to the sender only unless replyAll is true, and then to every other To and Cc mailbox too, on mail the run sends itself';
 const REPLY_OWN =
   'replies to the mailbox’s own sent message by writing to its recipients again, threaded on it';
 const REPLY_ATTACHMENTS =
@@ -404,6 +406,25 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     file: 'emulator/src/webhooks/signature.ts',
     find: '.update(`${timestamp}.`)',
     replace: ".update('')",
+    caughtBy: WEBHOOK_RUN_MAIL,
+  },
+  {
+    id: 'M-274',
+    rule: '4.7-R2',
+    bug: 'replyAll defaults to true: a reply without it goes to every other To and Cc address',
+    file: SEND_SERVICE,
+    find: 'request.replyAll ?? false',
+    replace: 'request.replyAll ?? true',
+    caughtBy: REPLY_ALL_DEFAULT,
+  },
+  {
+    id: 'M-275',
+    rule: '6.1-R1',
+    bug: 'an email cannot be read until some time after it reached the mailbox (its first read answers 404), so its webhook announces an email the API cannot serve yet',
+    file: 'emulator/src/routes/emails.ts',
+    find: "app.get('/:emailId', (c) => c.json(emailDetail(emailInScope(c, store))));",
+    replace:
+      "const notYet = new Set<string>(); app.get('/:emailId', (c) => { const email = emailInScope(c, store); if (!notYet.has(email.id)) { notYet.add(email.id); throw new ApiError('email_not_found', 'Not readable yet.', 'emailId'); } return c.json(emailDetail(email)); });",
     caughtBy: WEBHOOK_RUN_MAIL,
   },
 ];
