@@ -91,7 +91,8 @@ module.exports = {
     {
       name: 'emulator-domain-is-pure',
       severity: 'error',
-      comment: 'domain/ decides: it imports only itself and errors.ts, never SQL, HTTP, files or processes.',
+      comment:
+        'domain/ decides: it imports only itself and errors.ts, never SQL, HTTP, files or processes.',
       from: { path: `${E}domain/` },
       to: {
         path: `${E}|(^|/)node_modules/(hono|@hono/|better-sqlite3)|^(fs|http|https|child_process)$`,
@@ -128,7 +129,7 @@ module.exports = {
       name: 'emulator-flags-stay-in-the-program',
       severity: 'error',
       comment:
-        "cli-options.ts parses flags; the composition root and everything below take values, " +
+        'cli-options.ts parses flags; the composition root and everything below take values, ' +
         'not flags (a default lives where the value is used).',
       from: {
         path:

@@ -45,7 +45,9 @@ async function main() {
     }
   }
   if (errors.length > 0) {
-    console.error(`\nlint:deps: ${errors.length} import(s) break the layers (.dependency-cruiser.cjs)`);
+    console.error(
+      `\nlint:deps: ${errors.length} import(s) break the layers (.dependency-cruiser.cjs)`,
+    );
     process.exit(1);
   }
   console.log('lint:deps: no import breaks the layers (.dependency-cruiser.cjs)');

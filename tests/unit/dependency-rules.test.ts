@@ -48,10 +48,14 @@ const TREE: Record<string, string[]> = {
   'emulator/src/webhooks/dispatcher.ts': ["import { eventsOf } from '../events.ts';"],
   'emulator/src/events.ts': [],
   // suite-one-door-into-the-emulator
-  'conformance/src/cli/main.ts': ["import { packagePath } from '../../../emulator/src/package-root.ts';"],
+  'conformance/src/cli/main.ts': [
+    "import { packagePath } from '../../../emulator/src/package-root.ts';",
+  ],
   'emulator/src/package-root.ts': [],
   // suite-door-is-in-process-ts
-  'conformance/src/worlds/targets.ts': ["import { createApp } from '../../../emulator/src/app.ts';"],
+  'conformance/src/worlds/targets.ts': [
+    "import { createApp } from '../../../emulator/src/app.ts';",
+  ],
   // suite-plan-is-a-leaf
   'conformance/src/run/config.ts': ["import type { Summary } from '../report/summary.ts';"],
   // suite-layer-*: each layer imports the one above it
@@ -114,7 +118,11 @@ describe('the dependency rules (.dependency-cruiser.cjs)', () => {
     );
     expect(unexpected).toEqual([]);
     // A file whose imports all go downhill breaks no rule.
-    const clean = ['emulator/src/http/auth.ts', 'emulator/src/events.ts', 'conformance/src/cli/options.ts'];
+    const clean = [
+      'emulator/src/http/auth.ts',
+      'emulator/src/events.ts',
+      'conformance/src/cli/options.ts',
+    ];
     for (const file of clean) expect(violations.filter((v) => v.from === file)).toEqual([]);
   });
 });
