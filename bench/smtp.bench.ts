@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTransport } from 'nodemailer';
@@ -13,6 +14,20 @@ const CONNECTIONS = 10;
 
 /** A run's own word, so the API count finds exactly the messages this run sent. */
 const TAG = `smtpbench${Date.now().toString(36)}`;
+
+/** Resolves once `port` takes connections: serve starts SMTP after the API answers. */
+async function smtpListening(port: number): Promise<void> {
+  for (let attempt = 0; attempt < 1000; attempt += 1) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`nothing listens on SMTP port ${port}`);
+}
 
 /** How many emails of the mailbox carry `tag` in their subject, walking every page. */
 async function countListed(origin: string, tag: string): Promise<number> {
@@ -47,6 +62,7 @@ export async function benchSmtp(print: (line: string) => void): Promise<void> {
       '/openapi/v1/mailboxes',
       { Authorization: `Bearer ${DEMO_SECRET}` },
     );
+    await smtpListening(smtpPort);
     const transport = createTransport({
       host: '127.0.0.1',
       port: smtpPort,
