@@ -1495,7 +1495,7 @@ export interface components {
             name?: string;
             /** @description How many mailboxes, `user1@` to `userN@` on its domain; 2 when absent. */
             mailboxes?: number;
-            /** @description Its own domain, which must not exist yet; a fresh `t<random>.mailtwin.test` when absent. */
+            /** @description Its own domain, which must not exist yet, at most 247 characters so that `user50@` and it make an address (254); a fresh `t<random>.mailtwin.test` when absent. */
             domain?: string;
             /** @description A webhook following the tenant's owner (§2.5). */
             webhook?: {

@@ -149,4 +149,61 @@ try { verify(v.rawBody + ' '); } catch (error) { console.log(error instanceof We
     const out = execFileSync(process.execPath, ['verify.mjs'], { cwd: app, encoding: 'utf8' });
     expect(out.trim().split('\n')).toEqual(['email.received', 'signature_mismatch']);
   });
+
+  // Issue 30 item 4: the test kit from the installed package, its code and its types.
+  it('exports mailtwin/testing: an emulator in process, a tenant, its mail waited for, typed', () => {
+    expect(packed).toEqual(
+      expect.arrayContaining([
+        'dist/emulator/src/testing-kit/index.js',
+        'dist/emulator/src/testing-kit/index.d.ts',
+        'dist/spec/generated/control.d.ts',
+      ]),
+    );
+    const source = `import { startMailtwin, MailtwinError, type Tenant } from 'mailtwin/testing';
+const server = await startMailtwin();
+const tenant: Tenant = await server.mailtwin.createTenant({ mailboxes: 2 });
+const to: string = tenant.mailboxes[1] ?? '';
+await tenant.send({ to, subject: 'Kit', text: 'From the package' });
+const [mail] = await tenant.waitForMail({ mailbox: to, subject: 'kit' });
+const code = await tenant.waitForOutbox({}, { timeoutMs: 0 }).catch((e: MailtwinError) => e.code);
+console.log(mail?.subject, code);
+await tenant.delete();
+await server.stop();
+`;
+    writeFileSync(join(app, 'kit.mts'), source);
+    writeFileSync(
+      join(app, 'kit.mjs'),
+      source
+        .replace(', type Tenant', '')
+        .replace(': Tenant', '')
+        .replace(': string', '')
+        .replace('(e: MailtwinError)', '(e)'),
+    );
+    const out = execFileSync(process.execPath, ['kit.mjs'], { cwd: app, encoding: 'utf8' });
+    expect(out.trim()).toBe('Kit wait_timeout');
+    const tsc = spawnSync(
+      process.execPath,
+      [
+        join(REPO_ROOT, 'node_modules/typescript/bin/tsc'),
+        '--noEmit',
+        '--strict',
+        '--skipLibCheck',
+        'false',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--types',
+        'node',
+        '--typeRoots',
+        join(REPO_ROOT, 'node_modules/@types'),
+        'kit.mts',
+      ],
+      { cwd: app, encoding: 'utf8' },
+    );
+    expect(tsc.stdout + tsc.stderr).toBe('');
+    expect(tsc.status).toBe(0);
+  }, 120_000);
 });

@@ -7,6 +7,7 @@
  * documents, so a bound added to a spec is tested here without a new test; every bound is also
  * listed in `x-limits` (the API) and cited in spec/DECISIONS.md with its value.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -70,7 +71,8 @@ function xLimitOf(limit: RequestLimit): [string, XLimit] | undefined {
  */
 function expectedCode(limit: RequestLimit): string {
   if (limit.operation.spec === OPENAPI) return xLimitOf(limit)?.[1].errorCode ?? '(none)';
-  return nameOf(limit) === 'subject' ? 'subject_too_long' : 'invalid_field';
+  // A message's subject keeps §8's code; a `subject` filter is a filter, as in the API (D-54).
+  return nameOf(limit) === 'subject' && limit.in === 'body' ? 'subject_too_long' : 'invalid_field';
 }
 
 /**
@@ -104,6 +106,19 @@ function dateOfLength(n: number, future: boolean): string {
 }
 
 /** A cursor the emulator issued, with JSON whitespace added until it is n characters long. */
+/**
+ * An outbox cursor of exactly n characters that the emulator accepts (D-71): position 1 and the
+ * fingerprint of no filters, the JSON padded with spaces; a length base64url cannot have (4k+1)
+ * is only ever over a bound, where any text of that length does.
+ */
+function outboxCursorOfLength(n: number): string {
+  if (n % 4 === 1) return 'A'.repeat(n);
+  const fingerprint = createHash('sha256').update('[]').digest('base64url').slice(0, 16);
+  const bytes = Math.floor((n * 3) / 4);
+  const json = `[1,"${fingerprint}"`;
+  return Buffer.from(`${json}${' '.repeat(bytes - json.length - 1)}]`).toString('base64url');
+}
+
 async function cursorOfLength(world: World, n: number): Promise<string> {
   const page = await send(world, {
     base: '/openapi/v1',
@@ -150,6 +165,7 @@ async function stringOfLength(world: World, limit: RequestLimit, n: number, tag:
   }
   if (['dateFrom', 'dateTo', 'receivedAt', 'sentAt', 'set'].includes(name))
     return dateOfLength(n, name === 'set');
+  if (where === 'listOutbox cursor') return outboxCursorOfLength(n);
   if (name === 'cursor') return cursorOfLength(world, n);
   if (name === 'url') return `https://hooks.example.com/${'a'.repeat(n - 26)}`;
   if (['messageId', 'inReplyTo', 'references'].includes(name))

@@ -92,7 +92,7 @@ export class TenantService {
       const key = (scope: 'follow-owner' | 'one-domain' | 'selected-mailbox') => {
         const { key, secret } = this.directory.createKey({
           ownerId: owner.id,
-          name: `${name} ${scope}`,
+          name: `${scope} key`,
           scope,
           ...(scope === 'one-domain' ? { domain } : {}),
           ...(scope === 'selected-mailbox' ? { mailboxes: mailboxes.slice(0, 1) } : {}),

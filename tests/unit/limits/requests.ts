@@ -66,6 +66,13 @@ const BASES: Record<string, (world: World, slot: Slot, tag: string) => Base> = {
     slot.in === 'query'
       ? { query: { mailbox: SENDER }, raw: RAW_MESSAGE, contentType: 'message/rfc822' }
       : { body: { mailbox: SENDER, from: 'bob@partner.test', subject: 'Limits', text: 'Hello.' } },
+  listOutbox: () => ({ query: {} }),
+  createTenant: () => ({ body: {} }),
+  getTenant: () => ({ path: { tenantId: 'tnt_nobody' } }),
+  deleteTenant: () => ({ path: { tenantId: 'tnt_nobody' } }),
+  // No such mailbox or tenant: answered 404 at once, never a wait.
+  waitForEmails: () => ({ query: { mailbox: 'nobody@acme.test', timeoutMs: '0' } }),
+  waitForOutbox: () => ({ query: { tenant: 'tnt_nobody', timeoutMs: '0' } }),
   getOutboxEntry: () => ({ path: { outboxId: 'out_nobody' } }),
   getOutboxEml: () => ({ path: { outboxId: 'out_nobody' } }),
   armFault: () => ({ body: { mode: 'error', operations: ['forward'], count: 1 } }),

@@ -38,12 +38,17 @@ export function parseOutboxQuery(
   }
   const one = (name: string) => params[name]?.[0];
   const filter: OutboxFilter = {};
+  // Every value is checked before the tenant is looked up: a bad value is a 400, never a 404.
   for (const [name, max] of Object.entries(FILTERS)) {
     const value = one(name);
     if (value === undefined) continue;
     if (value === '') throw new ApiError('invalid_field', `${name} must not be empty.`, name);
     if ([...value].length > max)
       throw new ApiError('invalid_field', `${name} is longer than ${max} characters.`, name);
+  }
+  for (const name of Object.keys(FILTERS)) {
+    const value = one(name);
+    if (value === undefined) continue;
     if (name === 'tenant') filter.senderDomain = tenants.get(value).domain;
     else filter[name as 'to' | 'from' | 'subject' | 'text'] = value.toLowerCase();
   }
