@@ -6,6 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVE_FLAGS } from '../../emulator/src/serve-flags.ts';
+import { BINDING_FLAGS } from '../../emulator/src/commands/binding.ts';
 import { LISTEN_FLAGS } from '../../emulator/src/commands/listen.ts';
 import { TRIGGER_FLAGS } from '../../emulator/src/commands/trigger.ts';
 import { defaultText, flagUsage, type Flag } from '../../emulator/src/flag-table.ts';
@@ -16,6 +17,7 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Each command whose flags docs/ lists, and the page that lists them. */
 export const FLAG_TABLES: readonly { command: string; flags: readonly Flag[]; page: string }[] = [
   { command: 'serve', flags: SERVE_FLAGS, page: 'docs/serve.md' },
+  { command: 'binding', flags: BINDING_FLAGS, page: 'docs/serve.md' },
   { command: 'listen', flags: LISTEN_FLAGS, page: 'docs/webhooks.md' },
   { command: 'trigger', flags: TRIGGER_FLAGS, page: 'docs/webhooks.md' },
   { command: 'mailtwin-conformance', flags: CONFORMANCE_FLAGS, page: 'docs/suite-options.md' },

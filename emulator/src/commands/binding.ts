@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Document, isMap, isPair, isScalar, isSeq } from 'yaml';
 import { UsageError } from '../cli-options.ts';
+import { HELP_FLAG, helpOptions, parseArgsOptions, type Flag } from '../flag-table.ts';
 import type { Binding } from '../binding/binding.ts';
 import { BindingError, bindingFrom, loadBindingFile } from '../binding/load.ts';
 import {
@@ -19,6 +20,22 @@ import {
   type ReadOptions,
 } from '../binding/document-source.ts';
 
+/**
+ * Every flag of `mailtwin binding`, written once: the parser, `--help` and the table of
+ * docs/serve.md are made from it (flag-table.ts).
+ */
+export const BINDING_FLAGS = [
+  {
+    name: 'from',
+    type: 'string',
+    value: '<url or file>',
+    required: true,
+    description:
+      'The OpenAPI document: an http(s) URL such as https://mail.example.com/openapi/openapi.json (fetched, 10 s time-out) or a file, YAML or JSON',
+  },
+  HELP_FLAG,
+] as const satisfies readonly Flag[];
+
 export const BINDING_HELP = `Usage: mailtwin binding --from <url or file>
 
 Infers a deployment's binding (how it names and answers what the service document leaves
@@ -27,12 +44,7 @@ Infers a deployment's binding (how it names and answers what the service documen
 "default" (spec/bindings/decisions.yaml). Save it and start the emulator in that dialect with
 mailtwin serve --binding <file>, or infer at start-up with mailtwin serve --contract <url>.
 
-Options:
-  --from <url or file>   The OpenAPI document: an http(s) URL such as
-                         https://mail.example.com/openapi/openapi.json (fetched, 10 s time-out)
-                         or a file, YAML or JSON
-  -h, --help             Show this help
-
+${helpOptions(BINDING_FLAGS)}
 Exit status: 0 when every entry was inferred or defaulted; 2 when an entry is ambiguous (each
 is listed on stderr with its candidates, never guessed), or on a bad flag or unreadable document.
 `;
@@ -102,7 +114,7 @@ export function parseBindingOptions(
       args: argv,
       strict: true,
       allowPositionals: false,
-      options: { from: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: parseArgsOptions(BINDING_FLAGS),
     }));
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/\s+/g, ' ').trim());
