@@ -6,9 +6,15 @@
 //   main.ts, commands/, banner.ts, request-log.ts   the program: flags, start-up, logs
 //   app.ts                                          the composition root (createApp, defaultDeps)
 //   deps.ts                                         AppDeps and Services: the wiring's types
-//   routes/, http/, dashboard/, binding/            the edge: parse, authorize, validate, render
+//   routes/, http/, dashboard/, binding/, chaos/    the edge: parse, authorize, validate, render
+//   smtp/, fixtures/                                other ways in, through the services
 //   services/                                       use cases
+//   webhooks/, mime/                                delivery and messages, for the services
 //   domain/, store/                                 rules and persistence
+//   errors.ts, clock.ts, ids.ts, events.ts, spec.ts the leaves every layer may use
+// in-process.ts is the one module the suite may import. Not yet enforced: routes/ still read
+// the store directly (routes/emails.ts, routes/control/), and mime/render-pool.ts runs the
+// edge's request parsing (http/prepare-request.ts) on its threads.
 // Conformance suite (conformance/src and conformance/checks), top to bottom:
 //   cli/ -> report/ -> run/ -> checks -> check/ -> worlds/ -> model/ -> client/ -> contract/
 //   -> binding/ -> the leaves beside them (package-root.ts, canonical-json.ts)
