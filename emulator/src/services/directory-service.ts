@@ -114,7 +114,7 @@ export class DirectoryService {
     let mailboxes: string[] = [];
     if (input.scope === 'one-domain') {
       domain = requireText(input.domain ?? '', 'domain', 252).toLowerCase();
-      if (!this.store.directory.listDomains().includes(domain)) {
+      if (!this.store.directory.hasDomain(domain)) {
         throw new ApiError(
           'invalid_field',
           `No domain ${quoteForMessage(domain)}; create it or one of its mailboxes first.`,
@@ -228,7 +228,7 @@ export class DirectoryService {
         'name',
       );
     }
-    if (this.store.directory.listDomains().includes(name)) {
+    if (this.store.directory.hasDomain(name)) {
       throw new ApiError(
         'already_exists',
         `Domain ${quoteForMessage(name)} already exists.`,

@@ -71,7 +71,7 @@ export class TenantService {
       );
     }
     return this.store.transaction(() => {
-      if (this.directory.domains().includes(domain)) {
+      if (this.store.directory.hasDomain(domain)) {
         throw new ApiError(
           'already_exists',
           `Domain ${quoteForMessage(domain)} already exists; a tenant's domain is its own.`,

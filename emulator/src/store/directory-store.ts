@@ -82,6 +82,11 @@ export class DirectoryStore {
     this.sql.get('INSERT OR IGNORE INTO domains (name) VALUES (?)').run(name);
   }
 
+  /** Whether the domain exists: one lookup, where listing every domain grows with them. */
+  hasDomain(name: string): boolean {
+    return this.sql.get('SELECT 1 FROM domains WHERE name = ?').get(name) !== undefined;
+  }
+
   listDomains(): string[] {
     return (this.sql.get('SELECT name FROM domains ORDER BY name').all() as { name: string }[]).map(
       (r) => r.name,
