@@ -1,7 +1,7 @@
 // Tenants and waits (issue 30 items 1 and 2, D-70, D-71): a private world per test worker, made
 // and removed in one call, and long polls woken by the event bus. spec/control.yaml's shapes are
 // checked in routes/control.test.ts; these tests hold the behaviour.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../../app.ts';
 import type { AppDeps } from '../../deps.ts';
 
@@ -64,6 +64,13 @@ describe('tenants', () => {
     expect((await control('GET', '/tenants')).body.map((x: { id: string }) => x.id)).toEqual([
       t.id,
     ]);
+  });
+
+  it('makes a tenant without listing every domain (its cost does not grow with the tenants)', async () => {
+    const { control, deps } = setup();
+    const listed = vi.spyOn(deps.store.directory, 'listDomains');
+    expect((await control('POST', '/tenants', {})).status).toBe(201);
+    expect(listed).not.toHaveBeenCalled();
   });
 
   it('refuses a domain that exists and leaves nothing behind when a part is refused', async () => {
