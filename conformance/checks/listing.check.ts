@@ -23,6 +23,7 @@ import {
 } from '../src/model/generators.ts';
 import { expectError, expectSuccess, randomTag, world } from '../src/worlds/send-world.ts';
 import { walkAll, type Summary } from '../src/client/walk.ts';
+import { waitingOnTarget } from '../src/client/waiting.ts';
 
 const LISTING_RULES = [
   '2.3-R2',
@@ -481,13 +482,14 @@ rule(
       const deadline = Date.now() + catchUpMs;
       catchUpMs = 0;
       let found = await idsOf(w.api, w.apiKey, query);
-      while (
-        JSON.stringify(found) !== JSON.stringify([...expected].sort()) &&
-        Date.now() < deadline
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
-        found = await idsOf(w.api, w.apiKey, query);
-      }
+      const wanted = JSON.stringify([...expected].sort());
+      if (JSON.stringify(found) !== wanted && Date.now() < deadline)
+        await waitingOnTarget(async () => {
+          while (JSON.stringify(found) !== wanted && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 250));
+            found = await idsOf(w.api, w.apiKey, query);
+          }
+        });
       expectAt(ruleId, found, `GET /emails ${JSON.stringify(query)}`).toEqual([...expected].sort());
     };
     await expectFinds('4.2-R3', { ...base, folder: 'inbox' }, [id.alpha, id.beta]);

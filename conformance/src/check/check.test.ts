@@ -59,7 +59,7 @@ const byBehaviour = (behaviour: string) => {
 describe('check.ts charges a failure to the rule its failing assertion names', () => {
   it('loads every fixture check', () => {
     expect(problems).toEqual([]);
-    expect(outcomes).toHaveLength(8);
+    expect(outcomes).toHaveLength(10);
   });
 
   it('records no charge on a passed check', () => {
@@ -100,6 +100,19 @@ describe('check.ts charges a failure to the rule its failing assertion names', (
       state: 'skipped',
       skipReason: 'the suite refused: a mailbox it was not given',
     });
+  });
+
+  it('reports a check that ran out of time as not finished, failing no rule, with the rules it reached', () => {
+    const ran = byBehaviour('runs out of its time budget after reaching 4.1-R1');
+    expect(ran.state).toBe('skipped');
+    expect(ran.skipReason).toMatch(/^not finished: /);
+    expect(ran.skipReason).toContain('after 1 requests');
+    expect(ran.skipReason).toContain('rules reached: 4.1-R1; not reached: D-2');
+  });
+
+  it('does not count time spent waiting on the target against a check’s budget', () => {
+    const ran = byBehaviour('waits on the target longer than its budget and still finishes');
+    expect(ran.state, ran.errors.join('\n')).toBe('passed');
   });
 
   it('counts a contract breach for the contract’s rule though the check does not name it, in a property too', () => {

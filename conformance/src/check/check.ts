@@ -5,9 +5,12 @@ import {
   charge,
   chargedRule,
   recordDecided,
+  abandonable,
+  collectReached,
   recordingDecided,
   withoutRecording,
 } from '../contract/charge.ts';
+import { resetWaiting, waitedSoFar } from '../client/waiting.ts';
 import { ApiClient, NoAnswer, type StoredUpload } from '../client/client.ts';
 import { readRunConfig, type Need, type RunConfig } from '../run/config.ts';
 import { replayContextFor } from '../client/curl.ts';
@@ -27,6 +30,8 @@ declare module 'vitest' {
   interface TaskMeta {
     /** Rule ids (conformance/rules.yaml) this test verifies. */
     rules?: string[];
+    /** The check used up its time budget: skipped as not finished, failing no rule. */
+    unfinished?: boolean;
     /** What the test needs from the target. */
     needs?: Need[];
     /** The behaviour it verifies: the test name without the rule ids. */
@@ -182,6 +187,7 @@ export function rule(
     return found;
   });
   const needs = options.needs ?? [];
+  const budgetMs = options.timeout ?? 30_000;
   const name = `${ruleIds.join(' ')}: ${behaviour}`;
   if (collecting !== undefined) {
     collecting.push({ name, behaviour, rules: ruleIds, needs });
@@ -189,7 +195,9 @@ export function rule(
   }
   it(
     name,
-    { meta: { rules: ruleIds, needs, behaviour }, timeout: options.timeout ?? 30_000 },
+    // The check's own budget (`budgetMs`, active time) ends it as not finished first; vitest's
+    // time-out is only a backstop, long against a live target whose mail may take its time.
+    { meta: { rules: ruleIds, needs, behaviour }, timeout: backstopMs(budgetMs) },
     async (context) => {
       // Decided from the configuration alone, before the target is built: the profile's
       // choice and the target's offers, with the reason the report shows.
@@ -223,11 +231,15 @@ export function rule(
         const reason = selection.run ? `needs ${missing.join(', ')}` : selection.reason;
         context.task.meta.unchecked = { rules: ids, needs: missing, reason };
       };
+      resetWaiting();
+      const reached = new Set<string>();
+      collectReached(reached);
+      const watchdog = startWatchdog(budgetMs);
       try {
         // Decided departures are recorded and the check goes on to its documented assertions;
         // the first is then its verdict, unless a documented rule failed (decidedVerdict).
         const { outcome, decided } = await recordingDecided(() =>
-          body({ api, target, validator, run, property, cleanup, unchecked }),
+          watchdog.race(() => body({ api, target, validator, run, property, cleanup, unchecked })),
         );
         if (outcome.status === 'rejected') throw decidedVerdict(outcome.reason, decided);
         if (decided.length > 0) {
@@ -237,6 +249,10 @@ export function rule(
         expectSentSomething(counts.requests, `the check "${behaviour}"`);
       } catch (error) {
         const cause = uncharged(error);
+        if (cause instanceof NotFinished) {
+          context.task.meta.unfinished = true;
+          context.skip(notFinishedReason(cause, counts, reached, ruleIds));
+        }
         if (cause instanceof SafetyRefusal) context.skip(`the suite refused: ${cause.message}`);
         if (cause instanceof MissingCapability) context.skip(cause.message);
         const charged = chargedRule(error);
@@ -262,6 +278,8 @@ export function rule(
           context.task.meta.completed === true,
         );
       } finally {
+        watchdog.stop();
+        collectReached(undefined);
         // Cleaning up judges nothing: a failure to delete is the target's to explain later,
         // never this check's verdict.
         for (const undo of undos) await undo().catch(() => undefined);
@@ -271,6 +289,77 @@ export function rule(
       }
     },
   );
+}
+
+/**
+ * A check that used up its time budget: it fails no rule (running out of time is not a broken
+ * rule, issue 28 item 4) and is reported as not finished, with how far it got.
+ */
+class NotFinished extends Error {
+  override name = 'NotFinished';
+  constructor(
+    readonly activeMs: number,
+    readonly waitedMs: number,
+  ) {
+    super('not finished');
+  }
+}
+
+/** Active time, in ms, a check may use before vitest's backstop: against a live target, hours. */
+function backstopMs(budgetMs: number): number {
+  return readRunConfig().target.kind === 'live' ? 6 * 3_600_000 : budgetMs + 120_000;
+}
+
+/**
+ * Ends a check that has used `budgetMs` of active time: wall time less what it spent waiting
+ * on the target's pace (client/waiting.ts), so the budget follows the target's delivery time.
+ */
+function startWatchdog(budgetMs: number) {
+  const started = performance.now();
+  let stop = () => {};
+  const expired = new Promise<never>((_, reject) => {
+    const timer = setInterval(() => {
+      const waited = waitedSoFar();
+      const active = performance.now() - started - waited;
+      if (active > budgetMs) {
+        clearInterval(timer);
+        reject(new NotFinished(active, waited));
+      }
+    }, 250);
+    stop = () => clearInterval(timer);
+  });
+  expired.catch(() => undefined);
+  return {
+    /**
+     * The check's outcome, or NotFinished once the budget is spent; the body, which cannot be
+     * cancelled, is then abandoned: its next assertion stops it.
+     */
+    race<T>(body: () => Promise<T>): Promise<T> {
+      const { running, abandon } = abandonable(body);
+      running.catch(() => undefined);
+      expired.catch(abandon);
+      return Promise.race([running, expired]);
+    },
+    stop: () => stop(),
+  };
+}
+
+/** What a not-finished check reports: its time, its work, and the rules it had reached. */
+function notFinishedReason(
+  cause: NotFinished,
+  counts: { requests: number; cases: number },
+  reached: ReadonlySet<string>,
+  ruleIds: readonly string[],
+): string {
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const got = ruleIds.filter((id) => reached.has(id));
+  const not = ruleIds.filter((id) => !reached.has(id));
+  return [
+    `not finished: used its ${seconds(cause.activeMs)} of active time (${seconds(cause.waitedMs)} more waiting for mail and the rate limit, not counted)`,
+    `after ${counts.requests} requests and ${counts.cases} generated cases`,
+    `rules reached: ${got.length === 0 ? 'none' : got.join(' ')}`,
+    `not reached: ${not.length === 0 ? 'none' : not.join(' ')}`,
+  ].join('; ');
 }
 
 /**

@@ -1,6 +1,7 @@
 import { ChargedFailure, recordDecided } from '../contract/charge.ts';
 import { recordBody, type Exchange } from './exchange.ts';
 import type { RateLimiter } from './rate-limit.ts';
+import { waitingOnTarget } from './waiting.ts';
 import { SafetyRefusal, UndeclaredWrite, disallowedRecipients, isWrite } from './safety.ts';
 import type { ContractCharge, ContractLayer, SpecValidator } from '../contract/spec-validator.ts';
 import type { Target } from './target.ts';
@@ -180,7 +181,10 @@ export class ApiClient {
     };
     this.log.push(exchange);
 
-    await this.policy.limiter?.acquire();
+    if (this.policy.limiter !== undefined) {
+      const limiter = this.policy.limiter;
+      await waitingOnTarget(() => limiter.acquire());
+    }
     if (this.policy.counter !== undefined) this.policy.counter.requests += 1;
     const { response, bytes } = await this.exchangeWithin(
       exchange,

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { waitingOnTarget } from './waiting.ts';
 
 /** One delivery as the receiver saw it: exact raw bytes and headers. */
 export interface ReceivedDelivery {
@@ -95,13 +96,16 @@ export class WebhookReceiver {
         throw new Error(
           `expected ${count} webhook deliveries within ${timeoutMs} ms, got ${picked().length}`,
         );
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+      await waitingOnTarget(
+        () =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, left);
+            this.waiters.push(() => {
+              clearTimeout(timer);
+              resolve();
+            });
+          }),
+      );
     }
     return picked().slice(0, count);
   }

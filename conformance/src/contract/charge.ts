@@ -6,6 +6,7 @@
  *     expectAt('4.4-R2', detail.read).toBe(false);
  *     await chargeTo('D-22', async () => { ... several assertions of one rule ... });
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { expect } from 'vitest';
 import { ruleById } from './rules.ts';
 
@@ -110,6 +111,8 @@ function charged<A extends object>(ruleId: string, assertion: A): A {
       const value: unknown = Reflect.get(target, property);
       if (typeof value === 'function') {
         return (...args: unknown[]) => {
+          if (checkBody.getStore()?.abandoned === true)
+            throw new Abandoned('the check ran out of time');
           let result: unknown;
           try {
             result = (value as (...a: unknown[]) => unknown).apply(target, args);
@@ -125,12 +128,42 @@ function charged<A extends object>(ruleId: string, assertion: A): A {
               throw charged;
             });
           }
+          if (!isThenable(result)) reachedSink?.add(ruleId);
           return typeof result === 'object' && result !== null ? charged(ruleId, result) : result;
         };
       }
       return typeof value === 'object' && value !== null ? charged(ruleId, value) : value;
     },
   });
+}
+
+/**
+ * A check body that ran out of time goes on running in the background (a promise cannot be
+ * cancelled): once abandoned, its next assertion stops it, and nothing it asserts reaches the
+ * check that runs after it.
+ */
+const checkBody = new AsyncLocalStorage<{ abandoned: boolean }>();
+
+/** Thrown into an abandoned check body at its next assertion. */
+export class Abandoned extends Error {
+  override name = 'Abandoned';
+}
+
+/** Runs a check's body so that it can be abandoned; `abandon` stops its later assertions. */
+export function abandonable<T>(block: () => Promise<T>): { running: Promise<T>; abandon(): void } {
+  const state = { abandoned: false };
+  return { running: checkBody.run(state, block), abandon: () => void (state.abandoned = true) };
+}
+
+/**
+ * Rules whose assertions have held so far in the running check: a check that runs out of time
+ * reports how far it got (check.ts). Undefined outside a check.
+ */
+let reachedSink: Set<string> | undefined;
+
+/** Collects the rules whose assertions hold into `into` (undefined stops collecting). */
+export function collectReached(into: Set<string> | undefined): void {
+  reachedSink = into;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

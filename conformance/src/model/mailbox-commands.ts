@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { chargeTo, expectAt } from '../contract/charge.ts';
 import type { ApiClient } from '../client/client.ts';
+import { waitingOnTarget } from '../client/waiting.ts';
 import { expectRefusal, expectSuccess } from './statuses.ts';
 
 /**
@@ -412,11 +413,15 @@ async function arrived(
   wanted: (email: Awaited<ReturnType<typeof listAll>>[number]) => boolean,
 ) {
   const deadline = Date.now() + (real.deliveryTimeoutMs ?? 0);
-  for (let wait = 100; ; wait = Math.min(wait * 2, 250)) {
-    const found = (await listAll(real)).filter(wanted);
-    if (found.length > 0 || Date.now() >= deadline) return found;
-    await new Promise((resolve) => setTimeout(resolve, wait));
-  }
+  const first = (await listAll(real)).filter(wanted);
+  if (first.length > 0 || Date.now() >= deadline) return first;
+  return waitingOnTarget(async () => {
+    for (let wait = 100; ; wait = Math.min(wait * 2, 250)) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      const found = (await listAll(real)).filter(wanted);
+      if (found.length > 0 || Date.now() >= deadline) return found;
+    }
+  });
 }
 
 /** Forwards an email of the mailbox to itself: body, subject and attachments reused (§4.8). */

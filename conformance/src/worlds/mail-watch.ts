@@ -12,6 +12,7 @@
  * watched mailboxes) is deleted, so the mailboxes are left as they were found.
  */
 import type { ApiClient, ApiResponse } from '../client/client.ts';
+import { waitingOnTarget } from '../client/waiting.ts';
 
 /** An email as a listing shows it, with what the watch reads. */
 export interface ListedEmail {
@@ -139,6 +140,10 @@ export class MailWatch {
   private async settle(mailbox: string): Promise<void> {
     const awaited = this.awaited.get(mailbox) ?? 0;
     if (awaited === 0) return;
+    await waitingOnTarget(() => this.awaitArrivals(mailbox, awaited));
+  }
+
+  private async awaitArrivals(mailbox: string, awaited: number): Promise<void> {
     const deadline = Date.now() + this.timeoutMs;
     let wait = FIRST_POLL_MS;
     const seen = this.arrived.get(mailbox) ?? new Set<string>();
