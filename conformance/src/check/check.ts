@@ -283,6 +283,8 @@ export function rule(
         // Cleaning up judges nothing: a failure to delete is the target's to explain later,
         // never this check's verdict.
         for (const undo of undos) await undo().catch(() => undefined);
+        // An abandoned body may still be running: once the clean-up is done, it sends nothing.
+        if (context.task.meta.unfinished === true) api.stop();
         context.task.meta.requests = counts.requests;
         context.task.meta.cases = counts.cases;
         if (uploads.length > 0) context.task.meta.uploads = uploads;

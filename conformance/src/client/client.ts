@@ -1,4 +1,4 @@
-import { ChargedFailure, recordDecided } from '../contract/charge.ts';
+import { Abandoned, ChargedFailure, recordDecided } from '../contract/charge.ts';
 import { recordBody, type Exchange } from './exchange.ts';
 import type { RateLimiter } from './rate-limit.ts';
 import { waitingOnTarget } from './waiting.ts';
@@ -151,7 +151,16 @@ export class ApiClient {
     return (this.policy.dialect ??= defaultDialect());
   }
 
+  /** Set once the check this client serves has ended (it ran out of time): no more requests. */
+  private stopped = false;
+
+  /** Refuses every later request: a check abandoned for its time sends nothing more. */
+  stop(): void {
+    this.stopped = true;
+  }
+
   async request(options: RequestOptions): Promise<ApiResponse> {
+    if (this.stopped) throw new Abandoned('the check ran out of time');
     const method = (options.method ?? 'GET').toUpperCase();
     const url = new URL(options.absolute ? options.path : `${this.target.baseUrl}${options.path}`);
     const apiPath = () => url.pathname.slice(basePath(this.target.baseUrl).length);
