@@ -178,9 +178,9 @@ const SENDING_CHECKS: NamedMutant[] = [
     id: 'M-116',
     rule: '4.3-R10',
     bug: 'the plain-text part of a Markdown body is the Markdown source itself, raw HTML and script included',
-    file: 'emulator/src/domain/markdown.ts',
-    find: 'return { html, text: htmlToPlainText(html) };',
-    replace: 'return { html, text: markdown };',
+    file: 'emulator/src/mime/render-body.ts',
+    find: "text = steps.htmlToPlainText(bodyHtml ?? '');",
+    replace: 'text = fill(job.markdown);',
     caughtBy:
       'renders Markdown to HTML with its elements and a plain-text part, with no script surviving',
   },
