@@ -141,9 +141,11 @@ describe('a large request is parsed on a render thread', () => {
     console.log(
       `24 MB of {{a}}: event-loop delay max ${maxDelayMs.toFixed(0)} ms, slowest GET ${slowest.toFixed(0)} ms`,
     );
-    // Generous: building the request's 24 MB string in the test itself costs the loop too.
-    // Before: 3.6 s.
-    expect(maxDelayMs).toBeLessThan(1000);
+    // Generous: building the request's 24 MB string in the test itself costs the loop too, and
+    // a loaded machine stretches wall time (1 s failed at a load average of 26 with the parse
+    // on its thread). Before the parse moved off the loop: 3.6 s on a quiet machine. The CPU
+    // time of the loop's longest turn is held tighter in http/concurrent-get.test.ts.
+    expect(maxDelayMs).toBeLessThan(2500);
   }, 120_000);
 });
 
