@@ -1,30 +1,28 @@
-import fc from 'fast-check';
+import type fc from 'fast-check';
 import { it } from 'vitest';
 import {
   ChargedFailure,
-  charge,
   chargedRule,
-  recordDecided,
-  abandonable,
   collectReached,
   recordingDecided,
-  withoutRecording,
 } from '../contract/charge.ts';
-import { resetWaiting, waitedSoFar } from '../client/waiting.ts';
-import { ApiClient, NoAnswer, type StoredUpload } from '../client/client.ts';
+import { resetWaiting } from '../client/waiting.ts';
+import { ApiClient, type StoredUpload } from '../client/client.ts';
 import { readRunConfig, type Need, type RunConfig } from '../run/config.ts';
-import { replayContextFor } from '../client/curl.ts';
-import { replayExchanges, type Exchange } from '../client/exchange.ts';
+import type { Exchange } from '../client/exchange.ts';
 import { expectSentSomething } from './nothing-sent.ts';
 import { offeredNeeds, selectCheck } from '../run/profiles.ts';
 import { workerRateLimiter } from '../client/rate-limit.ts';
-import { ruleById, type Rule } from '../contract/rules.ts';
+import { ruleById } from '../contract/rules.ts';
 import { SafetyRefusal } from '../client/safety.ts';
 import { SpecValidator } from '../contract/spec-validator.ts';
 import { Dialect, defaultDialect } from '../binding/dialect.ts';
 import { liveReceiver } from '../client/webhook-receiver.ts';
 import type { Target } from '../client/target.ts';
 import { MissingCapability, type CheckContext } from '../worlds/context.ts';
+import { decidedVerdict, explainFailure } from './explain.ts';
+import { checkProperty, uncharged } from './property.ts';
+import { NotFinished, backstopMs, notFinishedReason, startWatchdog } from './watchdog.ts';
 
 declare module 'vitest' {
   interface TaskMeta {
@@ -291,291 +289,4 @@ export function rule(
       }
     },
   );
-}
-
-/**
- * A check that used up its time budget: it fails no rule (running out of time is not a broken
- * rule, issue 28 item 4) and is reported as not finished, with how far it got.
- */
-class NotFinished extends Error {
-  override name = 'NotFinished';
-  constructor(
-    readonly activeMs: number,
-    readonly waitedMs: number,
-  ) {
-    super('not finished');
-  }
-}
-
-/** Active time, in ms, a check may use before vitest's backstop: against a live target, hours. */
-function backstopMs(budgetMs: number): number {
-  return readRunConfig().target.kind === 'live' ? 6 * 3_600_000 : budgetMs + 120_000;
-}
-
-/**
- * Ends a check that has used `budgetMs` of active time: wall time less what it spent waiting
- * on the target's pace (client/waiting.ts), so the budget follows the target's delivery time.
- */
-function startWatchdog(budgetMs: number) {
-  const started = performance.now();
-  let stop = () => {};
-  const expired = new Promise<never>((_, reject) => {
-    const timer = setInterval(() => {
-      const waited = waitedSoFar();
-      const active = performance.now() - started - waited;
-      if (active > budgetMs) {
-        clearInterval(timer);
-        reject(new NotFinished(active, waited));
-      }
-    }, 250);
-    stop = () => clearInterval(timer);
-  });
-  expired.catch(() => undefined);
-  return {
-    /**
-     * The check's outcome, or NotFinished once the budget is spent; the body, which cannot be
-     * cancelled, is then abandoned: its next assertion stops it.
-     */
-    race<T>(body: () => Promise<T>): Promise<T> {
-      const { running, abandon } = abandonable(body);
-      running.catch(() => undefined);
-      expired.catch(abandon);
-      return Promise.race([running, expired]);
-    },
-    stop: () => stop(),
-  };
-}
-
-/** What a not-finished check reports: its time, its work, and the rules it had reached. */
-function notFinishedReason(
-  cause: NotFinished,
-  counts: { requests: number; cases: number },
-  reached: ReadonlySet<string>,
-  ruleIds: readonly string[],
-): string {
-  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-  const got = ruleIds.filter((id) => reached.has(id));
-  const not = ruleIds.filter((id) => !reached.has(id));
-  return [
-    `not finished: used its ${seconds(cause.activeMs)} of active time (${seconds(cause.waitedMs)} more waiting for mail and the rate limit, not counted)`,
-    `after ${counts.requests} requests and ${counts.cases} generated cases`,
-    `rules reached: ${got.length === 0 ? 'none' : got.join(' ')}`,
-    `not reached: ${not.length === 0 ? 'none' : not.join(' ')}`,
-  ].join('; ');
-}
-
-/**
- * What a check that departed from decided rules ends with: a documented failure or a refusal
- * of the suite's own stands; otherwise the first decided departure, which also takes an
- * uncharged error that came after it (the check could not go on past the departure). The
- * message lists every departure the check recorded.
- */
-function decidedVerdict(thrown: unknown, decided: ChargedFailure[]): unknown {
-  if (decided.length === 0) return thrown;
-  const cause = uncharged(thrown);
-  const own = cause instanceof SafetyRefusal || cause instanceof MissingCapability;
-  const documented =
-    thrown instanceof ChargedFailure && ruleById(thrown.ruleId)?.source !== 'decided';
-  if (thrown !== undefined && (own || documented)) return thrown;
-  const first = decided[0]!;
-  const more = decided.slice(1).map((d) => `  - ${d.ruleId}: ${d.message.split('\n')[0]}`);
-  const after =
-    thrown === undefined
-      ? ''
-      : `\nafter which the check stopped: ${thrown instanceof Error ? thrown.message.split('\n')[0] : String(thrown)}`;
-  const message = `${first.message}${more.length === 0 ? '' : `\nother departures from decided rules in this check:\n${more.join('\n')}`}${after}`;
-  const failure = new ChargedFailure(
-    first.ruleId,
-    Object.assign(new Error(message), { stack: first.stack }),
-    first.byContract,
-  );
-  return failure;
-}
-
-function explainFailure(
-  error: unknown,
-  rules: Rule[],
-  behaviour: string,
-  log: Exchange[],
-  target: Target,
-  run: RunConfig,
-  needs: Need[],
-  completed = false,
-): unknown {
-  if (!(error instanceof Error)) return error;
-  const ruleLine = (r: Rule) => `  ${r.id} (§${r.section}, ${r.source}): "${r.sentence}"`;
-  const charged = chargedRule(error);
-  const chargedTo = rules.find((r) => r.id === charged);
-  const others = rules.filter((r) => r !== chargedTo);
-  const ruleLines =
-    chargedTo !== undefined
-      ? [
-          'Charged to (the rule the failing assertion checks):',
-          ruleLine(chargedTo),
-          ...(others.length === 0
-            ? []
-            : completed
-              ? [
-                  `Checked and held (the check ran to its end): ${others.map((r) => r.id).join(', ')}`,
-                ]
-              : [`Not reached (the check stopped here): ${others.map((r) => r.id).join(', ')}`]),
-        ]
-      : [
-          charged === undefined
-            ? 'Uncharged (the failure named no rule), so counted against every rule of the check:'
-            : `Charged to ${charged}, which this check does not declare (a problem with the suite), so counted against every rule of the check:`,
-          ...rules.map(ruleLine),
-        ];
-  const recent = log.slice(-3);
-  const exchangeLines = replayExchanges(log, 3, replayContextFor(target, run.replayFiles));
-  const targetFlags = replayTargetFlags(target, needs);
-  const runFlags = run.numRuns === 50 ? '' : ` --num-runs ${run.numRuns}`;
-  error.message = [
-    `Rule broken while checking that it ${behaviour}:`,
-    ...ruleLines,
-    '',
-    error.message,
-    '',
-    `Last ${recent.length} HTTP exchange(s), oldest first:`,
-    ...exchangeLines,
-    '',
-    `Replay: npx mailtwin-conformance${targetFlags} --seed ${run.seed}${runFlags} --filter ${JSON.stringify(behaviour)}`,
-  ].join('\n');
-  return error;
-}
-
-/** The target flags of a replay command, with secrets as shell variables. */
-function replayTargetFlags(target: Target, needs: Need[]): string {
-  if (target.kind !== 'live') return '';
-  const flags = [` --base-url ${target.baseUrl} --api-key "$MAILTWIN_API_KEY"`];
-  if (!/\/openapi\/v1$/.test(target.baseUrl)) flags.push(' --unversioned-base-url');
-  for (const mailbox of target.mailboxes ?? []) flags.push(` --mailbox ${mailbox}`);
-  if (needs.includes('destructive')) flags.push(' --destructive');
-  if (target.control !== undefined) {
-    flags.push(
-      ` --control-url ${target.control.baseUrl} --control-token "$MAILTWIN_CONTROL_TOKEN"`,
-    );
-  }
-  if (target.secondApiKey !== undefined) flags.push(' --second-api-key "$MAILTWIN_SECOND_API_KEY"');
-  return flags.join('');
-}
-
-/**
- * Runs a property twice at most. First with departures from decided rules recorded, so every
- * case reaches its documented assertions (a documented failure is shrunk and thrown as
- * before); then, only if a case departed, once more with them thrown, so the departure gets a
- * shrunk counterexample of its own, which is recorded for the check and the check goes on.
- */
-async function checkProperty<T>(
-  log: Exchange[],
-  counts: { requests: number; cases: number },
-  arbitrary: fc.Arbitrary<T>,
-  predicate: (value: T) => Promise<void>,
-): Promise<void> {
-  let departed = false;
-  await runProperty(log, counts, arbitrary, async (value) => {
-    const { outcome, decided } = await recordingDecided(() => predicate(value));
-    if (decided.length > 0) departed = true;
-    if (outcome.status === 'fulfilled') return;
-    const thrown: unknown = outcome.reason;
-    // An error after a departure is the departure's consequence, not a finding of its own.
-    const charged = chargedRule(thrown);
-    if (decided.length > 0 && (charged === undefined || ruleById(charged)?.source === 'decided'))
-      return;
-    throw thrown;
-  });
-  if (!departed) return;
-  try {
-    await withoutRecording(() => runProperty(log, counts, arbitrary, predicate));
-  } catch (error) {
-    if (error instanceof ChargedFailure && recordDecided(error)) return;
-    throw error;
-  }
-}
-
-async function runProperty<T>(
-  log: Exchange[],
-  counts: { requests: number; cases: number },
-  arbitrary: fc.Arbitrary<T>,
-  predicate: (value: T) => Promise<void>,
-): Promise<void> {
-  // A refusal of the suite (safety.ts) is not a counterexample: stop trying cases and skip.
-  let refusal: unknown;
-  // A request that got no answer is the finding itself. Shrinking would wait the whole
-  // --request-timeout again for every smaller case that hangs, so every later case passes
-  // untried: fast-check then keeps the case that hung, and its exchanges stay in the log.
-  let hang: { error: NoAnswer; value: T } | undefined;
-  let hangCharge: string | undefined;
-  const sentBefore = counts.requests;
-  const details = await fc.check(
-    fc.asyncProperty(arbitrary, async (value) => {
-      if (refusal !== undefined || hang !== undefined) return;
-      log.length = 0; // keep only the exchanges of the case being tried
-      try {
-        await predicate(value);
-      } catch (error) {
-        const cause = uncharged(error);
-        if (cause instanceof SafetyRefusal) refusal = error;
-        else if (cause instanceof NoAnswer) {
-          hang = { error: cause, value };
-          hangCharge = chargedRule(error);
-          throw error;
-        } else throw error;
-      }
-    }),
-  );
-  counts.cases += details.numRuns;
-  if (refusal !== undefined) throw refusal;
-  if (hang !== undefined) {
-    throw chargedAs(
-      hangCharge,
-      new Error(
-        `${hang.error.message}\n\nThe case that hung (not shrunk, not re-run: each try would wait the whole timeout; replay with seed ${details.seed}):\n${fc.stringify(hang.value)}`,
-      ),
-    );
-  }
-  if (!details.failed) {
-    expectSentSomething(
-      counts.requests - sentBefore,
-      `a property of ${details.numRuns} generated case(s)`,
-    );
-  }
-  // The shrunk case's failure names the rule it broke; the property's failure keeps that charge.
-  const shrunkCharge = chargedRule(details.errorInstance);
-  const byContract =
-    details.errorInstance instanceof ChargedFailure && details.errorInstance.byContract;
-  if (!details.failed || details.counterexample === null) {
-    if (details.failed)
-      throw chargedAs(
-        shrunkCharge,
-        new Error(fc.defaultReportMessage(details) ?? 'the property failed'),
-        byContract,
-      );
-    return;
-  }
-  const [counterexample] = details.counterexample;
-  log.length = 0;
-  let recheck: string;
-  try {
-    await predicate(counterexample);
-    recheck =
-      'Re-checked after shrinking: the shrunk case PASSED when run again, so the failure depends on state or timing.';
-  } catch (error) {
-    recheck = `Re-checked after shrinking: the shrunk case still fails:\n${error instanceof Error ? error.message : String(error)}`;
-  }
-  throw chargedAs(
-    shrunkCharge,
-    new Error(`${fc.defaultReportMessage(details) ?? 'the property failed'}\n\n${recheck}`),
-    byContract,
-  );
-}
-
-/** `error` charged to `ruleId`, or left uncharged when there is none. */
-function chargedAs(ruleId: string | undefined, error: Error, byContract = false): Error {
-  return ruleId === undefined ? error : new ChargedFailure(ruleId, error, byContract);
-}
-
-/** What was thrown, under its charge: a refusal or a hang charged to a rule is still one. */
-function uncharged(error: unknown): unknown {
-  return error instanceof ChargedFailure ? error.original : error;
 }
