@@ -171,10 +171,15 @@ describe('the named-mutant catalogue (tests/mutants)', () => {
     for (const id of ids) expect(id).toMatch(/^M-\d+$/);
   });
 
-  it('applies each mutant to its file exactly once', () => {
+  it('applies each mutant exactly once, in the file it names or where its code moved', () => {
     for (const mutant of CATALOGUE) {
       const applied = mutateTree(ROOT, mutant);
-      expect(applied.file, `${mutant.id}: the file it names`).toBe(mutant.file);
+      // A move is a refactor the catalogue does not pay for (issue 29 item 2): the edit follows
+      // its code (anchor.ts), and `file` says where it was written.
+      expect(
+        applied.file === mutant.file || applied.file.startsWith('emulator/src/'),
+        mutant.id,
+      ).toBe(true);
       expect(applied.mutated, mutant.id).not.toBe(applied.original);
       // Where the find is still there as exact text, the mutant is exactly the old find/replace.
       const at = applied.original.indexOf(mutant.find);

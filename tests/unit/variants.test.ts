@@ -61,9 +61,12 @@ describe('the conformant variants (tests/variants)', () => {
         expect(edit.file, variant.id).not.toMatch(/\.test\.ts$/);
       }
       const changed = applyVariant(variant, treeAt(ROOT));
-      expect([...changed.keys()], `${variant.id}: the files it names`).toEqual([
-        ...new Set(variant.edits.map((e) => e.file)),
-      ]);
+      // Each edit lands once, in its file or where its code moved (anchor.ts): a move is a
+      // refactor the catalogue does not pay for (issue 29 item 2).
+      expect(changed.size, `${variant.id}: files changed`).toBeGreaterThan(0);
+      expect(changed.size, `${variant.id}: files changed`).toBeLessThanOrEqual(
+        new Set(variant.edits.map((e) => e.file)).size,
+      );
     }
   });
 

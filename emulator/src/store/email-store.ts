@@ -6,13 +6,8 @@ import type { SettingsStore } from './settings-store.ts';
 import type { DataVersion } from './data-version.ts';
 import { QueryCache } from './query-cache.ts';
 import { searchedText } from './search-text.ts';
-import {
-  searchPlan,
-  SORT_BELOW,
-  WALK_ROWS,
-  type MatchSample,
-  type SearchPlan,
-} from '../domain/search.ts';
+import { WALK_ROWS } from '../domain/search.ts';
+import { pageQuery, type SearchTuning } from './page-query.ts';
 import type {
   Address,
   Email,
@@ -72,17 +67,6 @@ export interface JsonPage {
 
 const COMMA = Buffer.from(',');
 
-/** Newest first, ties by id (D-17), a page's rows: every plan of a page ends so. */
-const NEWEST_FIRST = 'ORDER BY e.received_at DESC, e.id DESC LIMIT @limit';
-
-/** The email is one of the search's matches (D-13). */
-const IS_MATCH = 'e.seq IN (SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match)';
-
-/** The newest matches in rowid order, to choose a search plan by (MatchSample). */
-const SAMPLE_MATCHES = `SELECT count(*) AS found, coalesce(min(rowid), 0) AS oldestSampled,
-    (SELECT coalesce(max(seq), 0) FROM emails) AS newestRowid
-  FROM (SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match ORDER BY rowid DESC LIMIT @cap)`;
-
 function addressesText(addresses: Address[]): string {
   return addresses.map((a) => `${a.name ?? ''} ${a.address}`).join(' ');
 }
@@ -97,7 +81,7 @@ export class EmailStore {
    * For tests: a search plan to use whatever the sample says, how many emails a walk reads at
    * most, and whether a walk that ends short gives way to the filter plan.
    */
-  searchTuning: { plan?: SearchPlan; walkRows: number; fallBack: boolean } = {
+  searchTuning: SearchTuning = {
     walkRows: WALK_ROWS,
     fallBack: true,
   };
@@ -238,7 +222,9 @@ export class EmailStore {
     limit: number,
     after?: ListPosition,
   ): { emails: EmailSummary[]; more: boolean } {
-    const rows = this.page(LIST_COLUMNS, filter, limit, after).run(false) as SummaryRow[];
+    const rows = pageQuery(this.sql, this.searchTuning, LIST_COLUMNS, filter, limit, after).run(
+      false,
+    ) as SummaryRow[];
     const more = rows.length > limit;
     return { emails: rows.slice(0, limit).map(toSummary), more };
   }
@@ -248,7 +234,7 @@ export class EmailStore {
    * a request neither parses stored JSON nor builds an object per row.
    */
   listJson(filter: EmailFilter, limit: number, after?: ListPosition): JsonPage {
-    const { key, run } = this.page(JSON_COLUMNS, filter, limit, after);
+    const { key, run } = pageQuery(this.sql, this.searchTuning, JSON_COLUMNS, filter, limit, after);
     return this.pages.get(key, () => {
       const rows = run(true) as JsonRow[];
       const more = rows.length > limit;
@@ -265,115 +251,6 @@ export class EmailStore {
         last: end === undefined ? undefined : { id: end[4], receivedAt: end[5] },
       };
     });
-  }
-
-  /**
-   * The page query with `columns`: `run` reads its rows (up to limit + 1), `key` names its
-   * result. One place for every filter; with `q`, one of three plans that give the same rows
-   * (domain/search.ts, searchPlan).
-   */
-  private page(
-    columns: string,
-    filter: EmailFilter,
-    limit: number,
-    after?: ListPosition,
-  ): { key: string; run: (raw: boolean) => unknown[] } {
-    const where = ['e.mailbox = @mailbox'];
-    const params: Record<string, string | number> = { mailbox: filter.mailbox, limit: limit + 1 };
-    if (filter.folder !== undefined) {
-      where.push('e.folder = @folder');
-      params.folder = filter.folder;
-    }
-    if (filter.read !== undefined) {
-      where.push('e.read = @read');
-      params.read = filter.read ? 1 : 0;
-    }
-    if (filter.starred !== undefined) {
-      where.push('e.starred = @starred');
-      params.starred = filter.starred ? 1 : 0;
-    }
-    if (filter.fromContains !== undefined) {
-      where.push('instr(e.from_search, @fromContains) > 0');
-      params.fromContains = filter.fromContains;
-    }
-    if (filter.subjectContains !== undefined) {
-      where.push('instr(e.subject_search, @subjectContains) > 0');
-      params.subjectContains = filter.subjectContains;
-    }
-    if (filter.receivedFrom !== undefined) {
-      where.push('e.received_at >= @receivedFrom');
-      params.receivedFrom = filter.receivedFrom;
-    }
-    if (filter.receivedBefore !== undefined) {
-      where.push('e.received_at < @receivedBefore');
-      params.receivedBefore = filter.receivedBefore;
-    }
-    if (after !== undefined) {
-      where.push('(e.received_at < @afterAt OR (e.received_at = @afterAt AND e.id < @afterId))');
-      params.afterAt = after.receivedAt;
-      params.afterId = after.id;
-    }
-    const filters = where.join(' AND ');
-    const key = `${columns}\n${filters}\n${JSON.stringify([filter.match, params])}`;
-    const rows = (sql: string, raw: boolean, extra: Record<string, string | number> = {}) =>
-      this.sql
-        .get(sql)
-        .raw(raw)
-        .all({ ...params, ...extra });
-    const { match } = filter;
-    if (match === undefined)
-      return {
-        key,
-        run: (raw) => rows(`SELECT ${columns} FROM emails e WHERE ${filters} ${NEWEST_FIRST}`, raw),
-      };
-    return { key, run: (raw) => this.searchPage(columns, filters, match, limit + 1, raw, rows) };
-  }
-
-  /** The rows of a page with `q`, by the plan searchPlan picks (or the tests force). */
-  private searchPage(
-    columns: string,
-    filters: string,
-    match: string,
-    pageRows: number,
-    raw: boolean,
-    rows: (sql: string, raw: boolean, extra?: Record<string, string | number>) => unknown[],
-  ): unknown[] {
-    const plan =
-      this.searchTuning.plan ??
-      searchPlan(
-        this.sql.get(SAMPLE_MATCHES).get({ match, cap: SORT_BELOW }) as MatchSample,
-        pageRows,
-      );
-    if (plan === 'sort')
-      // Sorts the matches' keys only, then reads the page's rows: a sort of whole rows copies
-      // every match's summary.
-      return rows(
-        `SELECT ${columns} FROM emails e WHERE e.seq IN (
-           SELECT e.seq FROM emails e NOT INDEXED WHERE ${filters} AND ${IS_MATCH}
-           ${NEWEST_FIRST})
-         ${NEWEST_FIRST}`,
-        raw,
-        { match },
-      );
-    if (plan === 'walk') {
-      // The inner query yields the mailbox newest first, one row at a time, and stops the walk
-      // after walkRows rows: a term common overall may still be rare in this mailbox.
-      const walk = NEWEST_FIRST.replace('@limit', '@walkRows');
-      const walked = rows(
-        `SELECT ${columns} FROM (SELECT * FROM emails e WHERE ${filters} ${walk}) e
-         WHERE EXISTS (SELECT 1 FROM emails_fts WHERE emails_fts MATCH @match AND rowid = e.seq)
-         ${NEWEST_FIRST}`,
-        raw,
-        { match, walkRows: this.searchTuning.walkRows },
-      );
-      // A full page is the answer; a short one may only mean the walk stopped early.
-      if (walked.length === pageRows || !this.searchTuning.fallBack) return walked;
-    }
-    return rows(
-      `SELECT ${columns} FROM emails e WHERE ${filters} AND ${IS_MATCH} ${NEWEST_FIRST}`,
-      raw,
-      { match },
-    );
   }
 
   /** Sets folder, read and starred as given; returns whether the email exists. */
