@@ -115,7 +115,7 @@ export function createServices(deps: AppDeps): Services {
   return {
     deps,
     directory: new DirectoryService(deps.store, deps.clock, deps.ids),
-    emails: new EmailService(deps.store),
+    emails: new EmailService(deps.store, deps.events),
     inbound: new InboundService(deps.store, deps.clock, deps.ids, deps.events, delivered),
     requests,
     uploads,

@@ -2,6 +2,7 @@ import type { Email, EmailFilter, Folder, ListPosition } from '../domain/types.t
 import { composeMime } from '../mime/compose.ts';
 import type { OutboxEntry } from '../store/outbox-store.ts';
 import type { Store } from '../store/store.ts';
+import type { EmulatorEvents } from '../events.ts';
 
 export type { OutboxEntry };
 
@@ -19,7 +20,10 @@ export interface EmailSource {
  * and an email's source.
  */
 export class EmailService {
-  constructor(private readonly store: Store) {}
+  constructor(
+    private readonly store: Store,
+    private readonly events: EmulatorEvents,
+  ) {}
 
   get(id: string): Email | undefined {
     return this.store.emails.get(id);
@@ -30,8 +34,11 @@ export class EmailService {
     return this.store.emails.list(filter, limit, after);
   }
 
+  /** As the API's PATCH: the change is published, so a wait for mail (D-71) sees it too. */
   update(id: string, changes: { folder?: Folder; read?: boolean; starred?: boolean }): void {
-    this.store.emails.update(id, changes);
+    const mailbox = this.store.emails.get(id)?.mailbox;
+    if (!this.store.emails.update(id, changes) || mailbox === undefined) return;
+    this.events.publish({ type: 'email.updated', emailId: id, mailbox });
   }
 
   delete(id: string): void {
