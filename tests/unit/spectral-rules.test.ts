@@ -1,6 +1,6 @@
-// Proves that each of our own Spectral rules (spec/.spectral.yaml) flags the fixture written to
+// Proves that each of our own Spectral rules (spec/.spectral.yaml) flags the lint case written to
 // break it, flags nothing else among our own rules there, and that good.yaml passes everything.
-// Spectral's CLI is run once over all fixtures; it exits non-zero when it finds problems.
+// Spectral's CLI is run once over all lint cases; it exits non-zero when it finds problems.
 import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { basename, join } from 'node:path';
@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const spectralBin = join(root, 'node_modules', '.bin', 'spectral');
-const fixturesDir = join(root, 'spec', 'rule-fixtures');
+const casesDir = join(root, 'spec', 'lint-cases');
 
 const OWN_RULES = [
   'mailtwin-operation-id',
@@ -69,41 +69,41 @@ function runSpectral(files: string[]): Promise<SpectralResult[]> {
 
 const bySource = new Map<string, SpectralResult[]>();
 
-function resultsFor(fixture: string): SpectralResult[] {
-  return bySource.get(fixture) ?? [];
+function resultsFor(lintCase: string): SpectralResult[] {
+  return bySource.get(lintCase) ?? [];
 }
 
-function ownResults(fixture: string, rule: OwnRule): SpectralResult[] {
-  return resultsFor(fixture).filter((r) => r.code === rule);
+function ownResults(lintCase: string, rule: OwnRule): SpectralResult[] {
+  return resultsFor(lintCase).filter((r) => r.code === rule);
 }
 
-function ownCodes(fixture: string): Set<string> {
+function ownCodes(lintCase: string): Set<string> {
   return new Set(
-    resultsFor(fixture)
+    resultsFor(lintCase)
       .map((r) => r.code)
       .filter((code) => (OWN_RULES as readonly string[]).includes(code)),
   );
 }
 
-/** The fixture yields `rule` (as errors) at exactly `paths`, and no other own rule. */
+/** The lint case yields `rule` (as errors) at exactly `paths`, and no other own rule. */
 function expectFlagged(
-  fixture: string,
+  lintCase: string,
   rule: OwnRule,
   paths: (string | number)[][],
 ): SpectralResult[] {
-  const results = ownResults(fixture, rule);
+  const results = ownResults(lintCase, rule);
   expect(results.map((r) => r.path)).toEqual(expect.arrayContaining(paths));
   expect(results).toHaveLength(paths.length);
   for (const result of results) expect(result.severity).toBe(SEVERITY_ERROR);
-  expect([...ownCodes(fixture)]).toEqual([rule]);
+  expect([...ownCodes(lintCase)]).toEqual([rule]);
   return results;
 }
 
 beforeAll(async () => {
-  const files = readdirSync(fixturesDir)
+  const files = readdirSync(casesDir)
     .filter((name) => name.endsWith('.yaml'))
     .sort()
-    .map((name) => join(fixturesDir, name));
+    .map((name) => join(casesDir, name));
   const results = await runSpectral(files);
   for (const result of results) {
     const key = basename(result.source ?? '<no source>');
@@ -237,9 +237,9 @@ describe('own Spectral rules (spec/.spectral.yaml)', () => {
     expect(resultsFor('good.yaml')).toEqual([]);
   });
 
-  it('has a fixture for every own rule', () => {
-    const fixtures = readdirSync(fixturesDir).filter((name) => name.endsWith('.yaml'));
-    const flagged = new Set(fixtures.flatMap((name) => [...ownCodes(name)]));
+  it('has a lint case for every own rule', () => {
+    const cases = readdirSync(casesDir).filter((name) => name.endsWith('.yaml'));
+    const flagged = new Set(cases.flatMap((name) => [...ownCodes(name)]));
     expect([...flagged].sort()).toEqual([...OWN_RULES].sort());
   });
 });
