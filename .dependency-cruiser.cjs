@@ -29,7 +29,7 @@ const SUITE_LAYERS = [
   ['cli', `${S}cli/`],
   ['report', `${S}report/`],
   ['run', `${S}run/setup\\.ts$`],
-  ['checks', `^conformance/checks/|${S}fixtures/`],
+  ['checks', `^conformance/checks/|${S}failing-checks/`],
   ['check', `${S}check/`],
   ['worlds', `${S}worlds/`],
   ['model', `${S}model/`],

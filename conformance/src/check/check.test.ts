@@ -23,7 +23,7 @@ const vitest = await startVitest(
   { root: process.cwd(), config: false, watch: false, run: true, reporters: [collector] },
   {
     test: {
-      include: ['conformance/src/fixtures/charging.fixture.ts'],
+      include: ['conformance/src/failing-checks/charging.ts'],
       setupFiles: ['conformance/src/run/setup.ts'],
     },
   },
