@@ -6,11 +6,11 @@ import { pathToFileURL } from 'node:url';
 import { PACKAGE_ROOT, packagePath } from '../package-root.ts';
 import {
   CONFORMANCE_HELP,
-  ConfigurationError,
   parseConformanceArgs,
   type CliRun,
   type ReportFormat,
 } from './options.ts';
+import { ConfigurationError } from './flag-values.ts';
 import { RUN_CONFIG_ENV, encodeRunConfig, type RunConfig } from '../run/config.ts';
 import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
 import { PROFILES, offeredNeeds } from '../run/profiles.ts';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CONFORMANCE_HELP, ConfigurationError, parseConformanceArgs } from './options.ts';
+import { ConfigurationError } from './flag-values.ts';
+import { CONFORMANCE_HELP, parseConformanceArgs } from './options.ts';
 
 const BASE = 'https://mail.example.com/openapi/v1';
 const seed = () => 1234;
