@@ -1,7 +1,7 @@
 import type { Context, Hono } from 'hono';
 import type { Services } from '../deps.ts';
 import { FOLDERS, type Folder } from '../domain/types.ts';
-import type { ControlAnswer, ControlClient } from './control-client.ts';
+import type { ControlAnswer, DashboardControl } from './dashboard-control.ts';
 import { afterAction, backTo, field, fieldList, formFields, seg } from './format.ts';
 import { findEmail } from './pages/email.ts';
 import { keysPage } from './pages/keys.ts';
@@ -91,7 +91,7 @@ function registerEmailActions(app: Hono, services: Services): void {
 }
 
 /** The dashboard's POST routes, each one control-plane call (the email controls aside). */
-export function registerActions(app: Hono, services: Services, control: ControlClient): void {
+export function registerActions(app: Hono, services: Services, control: DashboardControl): void {
   const id = (c: Context) => seg(c.req.param('id') ?? '');
   registerEmailActions(app, services);
 

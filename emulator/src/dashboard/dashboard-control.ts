@@ -12,9 +12,10 @@ export type ControlAnswer<T> =
 /**
  * The dashboard's actions go through the control plane itself, in process: the same schema
  * checks, the same rules (clock only forward, fault options, key scopes) and the same error
- * messages, so the dashboard cannot drift from `/_mailtwin/v1` or bypass it.
+ * messages, so the dashboard cannot drift from `/_mailtwin/v1` or bypass it. (The suite's
+ * ControlClient, conformance/src/client, is another thing: a client of a target over HTTP.)
  */
-export class ControlClient {
+export class DashboardControl {
   private readonly app: Hono;
 
   constructor(private readonly services: Services) {

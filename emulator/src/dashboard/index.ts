@@ -4,7 +4,7 @@ import type { Services } from '../deps.ts';
 import { toApiError } from '../errors.ts';
 import { registerActions } from './actions.ts';
 import { assetRoutes } from './assets.ts';
-import { ControlClient } from './control-client.ts';
+import { DashboardControl } from './dashboard-control.ts';
 import type { ExchangeLog } from './exchange-log.ts';
 import { page } from './layout.ts';
 import { liveEvents } from './live.ts';
@@ -22,14 +22,14 @@ import { requireSession, SIGN_IN_PATH, signIn } from './session.ts';
  * The web dashboard (issue 17 item 1): `/` and everything under `/dashboard/`, server-rendered
  * with hono/html, live through Server-Sent Events. It holds the control plane's authority
  * through a session cookie the banner's sign-in URL sets; reads go to the services and the
- * API's own list parser, writes through the control plane (control-client.ts). Nothing else
+ * API's own list parser, writes through the control plane (dashboard-control.ts). Nothing else
  * of the origin is touched: unknown paths outside `/dashboard/` keep the API's JSON 404.
  */
 export function dashboardRoutes(services: Services, exchanges: ExchangeLog): Hono {
   const { controlToken } = services.deps;
   const app = new Hono();
   const session = requireSession(controlToken);
-  const control = new ControlClient(services);
+  const control = new DashboardControl(services);
   const { events } = services.deps;
 
   app.get(SIGN_IN_PATH, signIn(controlToken));
