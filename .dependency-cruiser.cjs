@@ -90,7 +90,7 @@ module.exports = {
       from: { path: `${E}services/` },
       to: {
         path:
-          `${E}(routes|dashboard|commands|smtp|fixtures|testing|binding)/` +
+          `${E}(routes|dashboard|commands|smtp|fixtures|test-helpers|binding)/` +
           `|${E}(app|deps|main|cli-options|banner|request-log|in-process)\\.ts$`,
       },
     },
@@ -128,7 +128,7 @@ module.exports = {
       comment:
         'app.ts builds the app; only the program (main.ts, commands/), test helpers and the ' +
         "suite's entry point (in-process.ts) import it. Shared types live in deps.ts.",
-      from: { path: E, pathNot: `${E}(main\\.ts$|commands/|testing/|in-process\\.ts$)` },
+      from: { path: E, pathNot: `${E}(main\\.ts$|commands/|test-helpers/|in-process\\.ts$)` },
       to: { path: `${E}app\\.ts$` },
     },
     {
@@ -150,7 +150,7 @@ module.exports = {
       comment:
         'The event bus is made once by the composition root and injected (AppDeps.events); ' +
         'others import events.ts for its types only.',
-      from: { path: E, pathNot: `${E}(app|main|in-process)\\.ts$|${E}testing/` },
+      from: { path: E, pathNot: `${E}(app|main|in-process)\\.ts$|${E}test-helpers/` },
       to: { path: `${E}events\\.ts$`, dependencyTypesNot: ['type-only'] },
     },
 

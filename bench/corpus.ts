@@ -2,7 +2,7 @@ import { snippetOf } from '../emulator/src/domain/email-view.ts';
 import type { Email } from '../emulator/src/domain/types.ts';
 import type { Ids } from '../emulator/src/ids.ts';
 import type { Store } from '../emulator/src/store/store.ts';
-import { storedEmail } from '../emulator/src/testing/stored-email.ts';
+import { storedEmail } from '../emulator/src/test-helpers/stored-email.ts';
 
 const FOLDERS = ['inbox', 'inbox', 'inbox', 'archive', 'sent', 'spam', 'trash'] as const;
 const SYLLABLES = 'ka lo mi ne ru sa to vi ze pa qu ri do fe gu ha'.split(' ');

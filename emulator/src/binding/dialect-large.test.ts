@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { packagePath } from '../package-root.ts';
-import { bootDemo } from '../testing/binding-app.ts';
+import { bootDemo } from '../test-helpers/binding-app.ts';
 import type { Binding } from './binding.ts';
 import { OFF_THREAD_BYTES } from './dialect.ts';
 import { loadBindingFile } from './load.ts';

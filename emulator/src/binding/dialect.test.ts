@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packagePath } from '../package-root.ts';
-import { bootDemo } from '../testing/binding-app.ts';
+import { bootDemo } from '../test-helpers/binding-app.ts';
 import type { OutgoingDelivery } from '../webhooks/connector.ts';
 import { signatureFor } from '../webhooks/signature.ts';
 import { DEFAULT_BINDING_PATH, loadBindingFile } from './load.ts';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { newAjv2020 } from '../json-schema.ts';
 import { packagePath } from '../package-root.ts';
 import { loadSpec, type OpenApiDocument } from '../spec.ts';
-import { bootDemo } from '../testing/binding-app.ts';
+import { bootDemo } from '../test-helpers/binding-app.ts';
 import type { OutgoingDelivery } from '../webhooks/connector.ts';
 import type { Binding } from './binding.ts';
 import { bindingFrom, loadBindingFile } from './load.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusal } from '../testing/refusal.ts';
+import { refusal } from '../test-helpers/refusal.ts';
 import { encodeCursor, parseListQuery } from './list-query.ts';
 import { parseTimestampParam } from './query-params.ts';
 import { ftsMatchExpression, searchWords } from './search.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { refusal, refusalMessage } from '../testing/refusal.ts';
+import { refusal, refusalMessage } from '../test-helpers/refusal.ts';
 import { parseBooleanParam, parseTimestampParam } from './query-params.ts';
 
 describe('dateFrom and dateTo (D-18)', () => {

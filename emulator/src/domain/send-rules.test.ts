@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { refusal, refusalMessage } from '../testing/refusal.ts';
+import { refusal, refusalMessage } from '../test-helpers/refusal.ts';
 import { pickBody } from './message-body.ts';
 import { checkRecipientCount, requireAddress } from './recipients.ts';
 import {

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emailSummary } from '../domain/email-view.ts';
 import type { Address, Email } from '../domain/types.ts';
-import { storedEmail } from '../testing/stored-email.ts';
+import { storedEmail } from '../test-helpers/stored-email.ts';
 import { openStore, type Store } from './store.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'mailtwin-email-store-'));

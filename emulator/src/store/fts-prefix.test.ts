@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { openStore } from './store.ts';
 import type { Email } from '../domain/types.ts';
-import { storedEmail } from '../testing/stored-email.ts';
+import { storedEmail } from '../test-helpers/stored-email.ts';
 
 const MIGRATION_007 = readFileSync(
   new URL('./migrations/007_fts_prefix.sql', import.meta.url),

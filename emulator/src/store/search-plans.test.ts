@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { ftsMatchExpression, type SearchPlan } from '../domain/search.ts';
 import type { Email, EmailFilter, Folder, ListPosition } from '../domain/types.ts';
-import { storedEmail } from '../testing/stored-email.ts';
+import { storedEmail } from '../test-helpers/stored-email.ts';
 import { openStore, type Store } from './store.ts';
 
 const MAILBOX = 'box@acme.test';

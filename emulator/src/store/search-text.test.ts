@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ftsMatchExpression } from '../domain/search.ts';
 import type { Email } from '../domain/types.ts';
-import { storedEmail } from '../testing/stored-email.ts';
+import { storedEmail } from '../test-helpers/stored-email.ts';
 import { searchedText, SEARCHED_TEXT_CHARACTERS } from './search-text.ts';
 import { openStore } from './store.ts';
 
