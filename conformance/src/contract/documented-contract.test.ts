@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { documentedContract, marksOf, resolvePointer, type Json } from './documented-contract.ts';
 import { loadRules } from './rules.ts';
-import { SpecValidator, type ResponseToValidate } from './spec-validator.ts';
+import type { ResponseToValidate } from './response-findings.ts';
+import { SpecValidator } from './spec-validator.ts';
 import { packagePath } from '../../../emulator/src/package-root.ts';
 
 const encoder = new TextEncoder();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { SpecValidator, type ResponseToValidate } from './spec-validator.ts';
+import type { ResponseToValidate } from './response-findings.ts';
+import { SpecValidator } from './spec-validator.ts';
 
 const encoder = new TextEncoder();
 
