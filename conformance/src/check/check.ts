@@ -7,7 +7,8 @@ import {
   recordingDecided,
 } from '../contract/charge.ts';
 import { resetWaiting } from '../client/waiting.ts';
-import { ApiClient, type StoredUpload } from '../client/client.ts';
+import { ApiClient } from '../client/client.ts';
+import type { StoredUpload } from '../client/policy.ts';
 import { readRunConfig, type Need, type RunConfig } from '../run/config.ts';
 import type { Exchange } from '../client/exchange.ts';
 import { expectSentSomething } from './nothing-sent.ts';

@@ -12,7 +12,7 @@ import {
   withoutRecording,
 } from '../contract/charge.ts';
 import { ruleById } from '../contract/rules.ts';
-import { NoAnswer } from '../client/client.ts';
+import { NoAnswer } from '../client/answer-errors.ts';
 import type { Exchange } from '../client/exchange.ts';
 import { SafetyRefusal } from '../client/safety.ts';
 import { expectSentSomething } from './nothing-sent.ts';

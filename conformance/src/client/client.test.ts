@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ApiClient, NoAnswer, type ClientPolicy } from './client.ts';
+import { NoAnswer } from './answer-errors.ts';
+import { ApiClient } from './client.ts';
+import type { ClientPolicy } from './policy.ts';
 import type { Exchange } from './exchange.ts';
 import { RateLimiter } from './rate-limit.ts';
 import { SafetyRefusal, UndeclaredWrite } from './safety.ts';

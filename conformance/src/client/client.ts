@@ -1,11 +1,14 @@
-import { Abandoned, ChargedFailure, recordDecided } from '../contract/charge.ts';
+import { Abandoned, recordDecided } from '../contract/charge.ts';
 import { recordBody, type Exchange } from './exchange.ts';
-import type { RateLimiter } from './rate-limit.ts';
+import type { RequestBody } from './exchange-types.ts';
 import { waitingOnTarget } from './waiting.ts';
-import { SafetyRefusal, UndeclaredWrite, disallowedRecipients, isWrite } from './safety.ts';
-import type { ContractCharge, ContractLayer, SpecValidator } from '../contract/spec-validator.ts';
+import { isWrite } from './safety.ts';
+import type { SpecValidator } from '../contract/spec-validator.ts';
 import type { Target } from './target.ts';
 import { defaultDialect, type Dialect } from '../binding/dialect.ts';
+import { ContractViolation, NoAnswer } from './answer-errors.ts';
+import { basePath, enforcePolicy, noteUpload, type ClientPolicy } from './policy.ts';
+import { canonicalAnswer, translatedBody } from './translation.ts';
 
 export interface RequestOptions {
   method?: string;
@@ -15,7 +18,7 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Sent as `application/json` unless `headers` sets another Content-Type. */
   json?: unknown;
-  body?: string | Uint8Array | FormData;
+  body?: RequestBody;
   /** The key to send; defaults to the target's key; `null` sends no Authorization header. */
   apiKey?: string | null;
   /** Treat `path` as an absolute URL outside the API (no spec validation, no key). */
@@ -38,82 +41,6 @@ export interface ApiResponse {
   answersError?(condition: string): boolean;
 }
 
-/**
- * A response broke spec/openapi.yaml. It is charged to one rule (charge.ts): a documented rule
- * when it breaks what the service document requires, else the D-rule of the decided part it
- * breaks (spec/openapi.yaml `x-contract-layers`), which warns unless the run is strict. The
- * message names the operation, status and problem, each with its layer and rule.
- */
-export class ContractViolation extends ChargedFailure {
-  override name = 'ContractViolation';
-  readonly layer: ContractLayer;
-
-  constructor(
-    readonly exchange: Exchange,
-    charge: ContractCharge = { ruleId: '4-R2', layer: 'documented' },
-  ) {
-    const what =
-      charge.layer === 'documented'
-        ? `the response breaks what the service document requires (spec/openapi.yaml, documented rule ${charge.ruleId})`
-        : `the response breaks only decided parts of spec/openapi.yaml (spec/DECISIONS.md ${charge.ruleId}; a deployment may decide otherwise: a warning unless --strict)`;
-    super(charge.ruleId, new Error(`${what}:\n  - ${exchange.violations.join('\n  - ')}`), true);
-    this.layer = charge.layer;
-  }
-}
-
-/** No complete answer (status, headers and body) came within the request deadline. */
-export class NoAnswer extends Error {
-  override name = 'NoAnswer';
-  constructor(
-    readonly exchange: Exchange,
-    timeoutMs: number,
-  ) {
-    super(
-      `no complete answer to ${exchange.request.method} ${exchange.request.url} within ${timeoutMs} ms (--request-timeout): every request must be answered, bad input included`,
-    );
-  }
-}
-
-/** What a client may send, how fast, and where it counts what it sent. */
-export interface ClientPolicy {
-  /**
-   * The check declared the need `destructive`: it may send a request that can write through
-   * the API (any method but GET, HEAD and OPTIONS to anything but the control plane).
-   */
-  writes: boolean;
-  /** The `--mailbox` addresses; when set, mail may go only to them and the suite's own domain. */
-  mailboxes?: readonly string[];
-  /** Waits for a free slot before every request (`--max-rps`). */
-  limiter?: RateLimiter;
-  /** Counts every request sent, control plane and public URLs included. */
-  counter?: { requests: number };
-  /** How long a request may take, answer body included (`--request-timeout`); none when unset. */
-  requestTimeoutMs?: number;
-  /**
-   * Collects every file the target stored (a 2xx to POST /attachments): no endpoint deletes
-   * an upload (§4.9), so a run against a live target lists what it leaves behind.
-   */
-  uploads?: StoredUpload[];
-  /**
-   * The target's binding (binding/dialect.ts): requests leave in its names, answers come back
-   * in the checks' names. Unset: the default binding (spec/DECISIONS.md).
-   */
-  dialect?: Dialect;
-}
-
-/** A file a check uploaded and could not delete: its id, name and size as the target answered. */
-export interface StoredUpload {
-  id: string;
-  name?: string;
-  size?: number;
-}
-
-/**
- * Sends requests to a target, records each exchange in `log` (for failure reports), and
- * validates every API response against the contract, failing on the first violation. Before
- * a request leaves, the policy is applied: an undeclared write fails the check, mail to an
- * address outside the given mailboxes skips it, and the rate limit is waited for.
- */
 /** A write the target answered: what a MailWatch needs to account for the mail it made. */
 export interface WriteAnswer {
   method: string;
@@ -123,6 +50,12 @@ export interface WriteAnswer {
   text: string;
 }
 
+/**
+ * Sends requests to a target, records each exchange in `log` (for failure reports), and
+ * validates every API response against the contract, failing on the first violation. Before
+ * a request leaves, the policy is applied: an undeclared write fails the check, mail to an
+ * address outside the given mailboxes skips it, and the rate limit is waited for.
+ */
 export class ApiClient {
   private readonly writeListeners: ((answer: WriteAnswer) => void)[] = [];
 
@@ -178,12 +111,12 @@ export class ApiClient {
     if (key != null && !options.absolute && !hasHeader(headers, 'authorization')) {
       headers.Authorization = `Bearer ${key}`;
     }
-    let body = this.translatedBody(operationId, options.body);
+    let body = translatedBody(this.dialect, operationId, options.body);
     if (options.json !== undefined) {
       body = JSON.stringify(this.dialect.requestJson(operationId, options.json));
       if (!hasHeader(headers, 'content-type')) headers['Content-Type'] = 'application/json';
     }
-    this.enforcePolicy(method, url, options.json, body);
+    enforcePolicy(this.target, this.policy, method, url, options.json, body);
     const exchange: Exchange = {
       request: { method, url: url.toString(), headers, ...(await recordBody(body)) },
       violations: [],
@@ -205,7 +138,9 @@ export class ApiClient {
       headers: Object.fromEntries(response.headers),
       bodyText: rawText,
     };
-    const answer = await this.canonicalAnswer(operationId, response, rawText, options);
+    const answer = await canonicalAnswer(this.dialect, operationId, response, rawText, (id) =>
+      this.readCreated(id, options.apiKey),
+    );
     const { status, text } = answer;
     if (!options.absolute && isWrite(method)) {
       for (const listener of this.writeListeners)
@@ -235,7 +170,7 @@ export class ApiClient {
         status < 300 &&
         url.pathname.endsWith('/attachments')
       )
-        this.noteUpload(text);
+        noteUpload(this.policy, text);
     }
     return {
       status,
@@ -255,63 +190,6 @@ export class ApiClient {
       },
     };
   }
-
-  /**
-   * A body given as JSON text (generated inputs are), in the target's names like `json`; text
-   * that is not a JSON object goes as it is.
-   */
-  private translatedBody(
-    operationId: string | undefined,
-    body: RequestOptions['body'],
-  ): RequestOptions['body'] {
-    if (this.dialect.isDefault || typeof body !== 'string') return body;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(body);
-    } catch {
-      return body;
-    }
-    const translated = this.dialect.requestJson(operationId, parsed);
-    return translated === parsed ? body : JSON.stringify(translated);
-  }
-
-  /**
-   * The answer in the checks' names (binding/dialect.ts). A send, reply or forward whose
-   * binding answers only a reference to the email is followed by a GET of it, as a client of
-   * that deployment would read the sent copy.
-   */
-  private async canonicalAnswer(
-    operationId: string | undefined,
-    response: Response,
-    rawText: string,
-    options: RequestOptions,
-  ): Promise<{ status: number; text: string; changed: boolean }> {
-    const unchanged = { status: response.status, text: rawText, changed: false };
-    if (this.dialect.isDefault || operationId === undefined) return unchanged;
-    let json: unknown;
-    const isJson = /^application\/([\w.-]+\+)?json\b/i.test(
-      response.headers.get('content-type') ?? '',
-    );
-    if (isJson) {
-      try {
-        json = JSON.parse(rawText);
-      } catch {
-        return unchanged;
-      }
-    }
-    const answer = this.dialect.canonicalAnswer(operationId, response.status, json);
-    const created = this.dialect.created(operationId);
-    if (created?.answer === 'reference' && response.status === created.status) {
-      const id = referencedId(created.emailId, json, response.headers);
-      const detail = id === undefined ? undefined : await this.readCreated(id, options.apiKey);
-      if (detail !== undefined) return { status: answer.status, text: detail, changed: true };
-    }
-    if (answer.json === undefined)
-      return { ...unchanged, status: answer.status, changed: answer.status !== response.status };
-    const text = JSON.stringify(answer.json);
-    return { status: answer.status, text, changed: true };
-  }
-
   /** The created email a reference answer names, read as the checks' email detail. */
   private async readCreated(
     id: string,
@@ -327,21 +205,6 @@ export class ApiClient {
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     return undefined;
-  }
-
-  private noteUpload(text: string): void {
-    if (this.policy.uploads === undefined) return;
-    try {
-      const { id, name, size } = JSON.parse(text) as Partial<StoredUpload>;
-      if (typeof id !== 'string') return;
-      this.policy.uploads.push({
-        id,
-        ...(typeof name === 'string' ? { name } : {}),
-        ...(typeof size === 'number' ? { size } : {}),
-      });
-    } catch {
-      // Not JSON: the contract check above has already judged the answer.
-    }
   }
 
   /**
@@ -385,69 +248,6 @@ export class ApiClient {
       clearTimeout(timer);
     }
   }
-
-  /** Throws before anything is sent when the request breaks the policy (safety.ts). */
-  private enforcePolicy(
-    method: string,
-    url: URL,
-    json: unknown,
-    body: RequestOptions['body'],
-  ): void {
-    const control = this.target.control?.baseUrl;
-    const toControl =
-      control !== undefined && (url.href === control || url.href.startsWith(`${control}/`));
-    const apiBase = new URL(this.target.baseUrl);
-    const apiPath = basePath(this.target.baseUrl);
-    const toApi =
-      url.origin === apiBase.origin &&
-      (apiPath === '' || url.pathname === apiPath || url.pathname.startsWith(`${apiPath}/`));
-    if (toControl || !isWrite(method)) return;
-    if (!this.policy.writes) {
-      throw new UndeclaredWrite(
-        `this check sent ${method} ${url.pathname} but does not declare needs: ['destructive'] ` +
-          '(conformance/src/check/check.ts): a check that may write through the API must say so, ' +
-          'so that --profile read-only and targets without --destructive leave it out',
-      );
-    }
-    if (this.policy.mailboxes === undefined || !toApi) return;
-    const refused = disallowedRecipients(
-      method,
-      url.pathname.slice(apiPath.length),
-      { json, ...(typeof body === 'string' ? { text: body } : {}) },
-      this.policy.mailboxes,
-    );
-    if (refused.length > 0) {
-      throw new SafetyRefusal(
-        `would send mail to ${refused.join(', ')}: the suite sends only to the --mailbox addresses and its own *.conformance.test addresses (allow an address with --mailbox)`,
-      );
-    }
-  }
-}
-
-/** The created email's id where the binding says it is: `body:<JSON pointer>` or `header:<name>`. */
-function referencedId(where: string, json: unknown, headers: Headers): string | undefined {
-  if (where.startsWith('header:')) {
-    const value = headers.get(where.slice('header:'.length));
-    return value
-      ?.split('/')
-      .filter((s) => s !== '')
-      .pop()
-      ?.split('?')[0];
-  }
-  let node: unknown = json;
-  for (const token of where.slice('body:'.length).split('/').slice(1)) {
-    if (typeof node !== 'object' || node === null) return undefined;
-    node = (node as Record<string, unknown>)[token.replaceAll('~1', '/').replaceAll('~0', '~')];
-  }
-  return typeof node === 'string' ? node : undefined;
-}
-
-/**
- * The path of `{base_url}` without a trailing slash: `/openapi/v1`, or `` for an API served at
- * the root (a proxy such as Prism, `--unversioned-base-url`), whose URL's pathname is `/`.
- */
-function basePath(baseUrl: string): string {
-  return new URL(baseUrl).pathname.replace(/\/+$/, '');
 }
 
 function hasHeader(headers: Record<string, string>, name: string): boolean {

@@ -1,6 +1,9 @@
 // The shape of one recorded HTTP exchange: what exchange.ts records and curl.ts replays, in a
 // module of its own so that neither imports the other both ways.
 
+/** A request body as a client sends it: text (JSON included), bytes, or multipart form data. */
+export type RequestBody = string | Uint8Array | FormData;
+
 /** One part of a multipart body: a text field, or a file with its bytes. */
 export interface ExchangePart {
   name: string;

@@ -1,5 +1,5 @@
 import { NEEDS, type Need, type ProfileName } from '../run/config.ts';
-import type { StoredUpload } from '../client/client.ts';
+import type { StoredUpload } from '../client/policy.ts';
 import type { Rule } from '../contract/rules.ts';
 import {
   chargeOf,

@@ -1,4 +1,4 @@
-import type { StoredUpload } from '../client/client.ts';
+import type { StoredUpload } from '../client/policy.ts';
 import { NEEDS, type Need } from '../run/config.ts';
 import { harnessOnlySkip } from '../run/profiles.ts';
 import type { Rule } from '../contract/rules.ts';

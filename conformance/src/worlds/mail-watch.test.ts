@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiClient, ContractViolation, type ApiResponse } from '../client/client.ts';
+import { ContractViolation } from '../client/answer-errors.ts';
+import { ApiClient, type ApiResponse } from '../client/client.ts';
 import type { SpecValidator } from '../contract/spec-validator.ts';
 import type { Target } from '../client/target.ts';
 import { MailWatch, type ListedEmail } from './mail-watch.ts';
