@@ -14,6 +14,8 @@ import type { PackedResult, RenameTask, RenderReply, RenderRequest } from './ren
 import type { Prepared } from '../http/prepare-request.ts';
 import type { Binding, OperationName } from '../binding/binding.ts';
 import type { RenamedBytes } from '../binding/rename-bytes.ts';
+import type { ParsedMessage } from './parse-message.ts';
+import { unpackParsed, type PackedMessage } from './parse-off-thread.ts';
 
 /**
  * Bodies up to this many characters once filled in (and messages with up to INLINE_ATTACHMENT
@@ -48,17 +50,25 @@ export interface BodyRenderer {
    * A renderer without it leaves large requests to be parsed where they arrive.
    */
   parse?(schemaName: string, bytes: Uint8Array): Promise<Prepared>;
+  /**
+   * Parses a large raw message received (mime/parse-message.ts) off the calling thread. A
+   * renderer without it leaves raw messages to be parsed where they arrive.
+   */
+  parseMessage?(raw: Uint8Array): Promise<ParsedMessage>;
   /** Ends its threads; a render asked for later starts them again. */
   close(): Promise<void>;
 }
 
 /** What a thread is asked: a body to render, a request to parse, or one to rename. */
 type Task =
-  { job: BodyJob } | { parse: { schemaName: string; bytes: Uint8Array } } | { rename: RenameTask };
+  | { job: BodyJob }
+  | { parse: { schemaName: string; bytes: Uint8Array } }
+  | { rename: RenameTask }
+  | { message: Uint8Array };
 
 interface Pending {
   task: Task;
-  resolve: (result: BodyResult | Prepared | RenamedBytes) => void;
+  resolve: (result: BodyResult | Prepared | RenamedBytes | PackedMessage) => void;
   reject: (error: Error) => void;
   /** Ends the render's thread once it has run past the budget. */
   timer: NodeJS.Timeout;
@@ -135,6 +145,15 @@ export class RenderPool implements BodyRenderer {
     );
   }
 
+  /** A raw message parsed on a thread; its bytes are moved there and back, as for parse. */
+  async parseMessage(raw: Uint8Array): Promise<ParsedMessage> {
+    const own = raw.byteLength === raw.buffer.byteLength ? raw : new Uint8Array(raw);
+    const packed = await new Promise<PackedMessage>((resolve, reject) =>
+      this.post({ message: own }, resolve as Pending['resolve'], reject),
+    );
+    return unpackParsed(packed);
+  }
+
   private offload(job: BodyJob): Promise<BodyResult> {
     return new Promise<BodyResult>((resolve, reject) =>
       this.post({ job }, resolve as Pending['resolve'], reject),
@@ -150,7 +169,14 @@ export class RenderPool implements BodyRenderer {
     timer.unref();
     this.pending.set(id, { task, resolve, reject, timer });
     thread.held.add(id);
-    const moved = 'parse' in task ? task.parse.bytes : 'rename' in task ? task.rename.bytes : null;
+    const moved =
+      'parse' in task
+        ? task.parse.bytes
+        : 'rename' in task
+          ? task.rename.bytes
+          : 'message' in task
+            ? task.message
+            : null;
     if (moved !== null && moved.byteLength === 0 && moved.buffer.byteLength === 0) {
       // Posted again after its thread was ended: its bytes went with that thread.
       this.take(id)?.reject(new Error('render thread ended while it held a request to parse'));
@@ -221,6 +247,7 @@ export class RenderPool implements BodyRenderer {
       if ('error' in reply) pending.reject(new Error(`render thread: ${reply.error}`));
       else if ('prepared' in reply) pending.resolve(reply.prepared);
       else if ('renamed' in reply) pending.resolve(reply.renamed);
+      else if ('message' in reply) pending.resolve(reply.message);
       else pending.resolve(revive(reply.result));
     });
     const fail = (error: Error) => {

@@ -1,13 +1,15 @@
 /**
  * A render thread (render-pool.ts): renders one body at a time off the main thread, so a large
  * or slow body never holds the event loop that answers every other request. It also parses and
- * validates large requests (http/prepare-request.ts) for the same reason.
+ * validates large requests (http/prepare-request.ts) and parses large raw messages received
+ * (mime/parse-message.ts) for the same reason.
  */
 import { parentPort } from 'node:worker_threads';
 import { boxesOf, renderBody, type BodyJob, type BodyResult } from './render-body.ts';
 import { prepareRequest, transfersOf, type Prepared } from '../http/prepare-request.ts';
 import { renameRequestBytes, type RenamedBytes } from '../binding/rename-bytes.ts';
 import type { Binding, OperationName } from '../binding/binding.ts';
+import { parsePacked, type PackedMessage } from './parse-off-thread.ts';
 
 /** A request body in a binding's names (binding/rename-bytes.ts). */
 export interface RenameTask {
@@ -20,7 +22,8 @@ export interface RenameTask {
 export type RenderRequest =
   | { id: number; job: BodyJob }
   | { id: number; parse: { schemaName: string; bytes: Uint8Array } }
-  | { id: number; rename: RenameTask };
+  | { id: number; rename: RenameTask }
+  | { id: number; message: Uint8Array };
 
 /**
  * A rendered body as it crosses back: its parts as UTF-8 bytes, moved rather than copied (a
@@ -44,6 +47,7 @@ export type RenderReply =
   | { id: number; result: PackedResult; returned: Uint8Array[] }
   | { id: number; prepared: Prepared }
   | { id: number; renamed: RenamedBytes }
+  | { id: number; message: PackedMessage }
   | { id: number; error: string; returned?: Uint8Array[] };
 
 function pack(result: BodyResult): { packed: PackedResult; transfer: ArrayBuffer[] } {
@@ -102,6 +106,14 @@ if (port !== null) {
       } catch (error) {
         fail(id)(error);
       }
+      return;
+    }
+    if ('message' in request) {
+      parsePacked(request.message).then(
+        ({ packed, transfer }) =>
+          port.postMessage({ id, message: packed } satisfies RenderReply, transfer),
+        fail(id),
+      );
       return;
     }
     if ('parse' in request) {

@@ -1,48 +1,19 @@
-import type { AddressObject, EmailAddress, HeaderLines, ParsedMail } from 'mailparser';
 import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
-import { canonicalReceivedAddress, parseAddress } from '../domain/addresses.ts';
 import { snippetOf } from '../domain/email-view.ts';
 import { parseTimestampParam } from '../domain/query-params.ts';
-import {
-  FOLDERS,
-  type Address,
-  type Email,
-  type Folder,
-  type NewAttachment,
-} from '../domain/types.ts';
+import { FOLDERS, type Email, type Folder, type NewAttachment } from '../domain/types.ts';
 import type { Store } from '../store/store.ts';
 import { requireText } from './directory-service.ts';
 import type { EmulatorEvents } from '../events.ts';
+import type { BodyRenderer } from '../mime/render-pool.ts';
+import { parseMessage, type MessageContent, type ParsedMessage } from '../mime/parse-message.ts';
+import { OFF_THREAD_MESSAGE_BYTES } from '../mime/parse-off-thread.ts';
+import { jsonMessage, type InboundEmail } from './inbound-fields.ts';
 
-/** mailparser loads with the first raw message, so start-up waits for it only if a fixture has one. */
-let mailparser: Promise<typeof import('mailparser')> | undefined;
-const loadMailparser = () => (mailparser ??= import('mailparser'));
-/** html-to-text too: only HTML-only raw messages need it. */
-let htmlText: Promise<typeof import('../domain/html-text.ts')> | undefined;
-const loadHtmlText = () => (htmlText ??= import('../domain/html-text.ts'));
-
-/** An inbound email described field by field (the control plane's JSON form). */
-export interface InboundEmail {
-  mailbox: string;
-  from: string;
-  to?: string[];
-  cc?: string[];
-  replyTo?: string[];
-  subject?: string;
-  text?: string | null;
-  html?: string | null;
-  receivedAt?: string;
-  sentAt?: string | null;
-  messageId?: string;
-  inReplyTo?: string | null;
-  references?: string[];
-  folder?: Folder;
-  read?: boolean;
-  starred?: boolean;
-  attachments?: { name: string; contentType?: string; contentBase64: string }[];
-}
+export type { InboundEmail } from './inbound-fields.ts';
+export type { ParsedMessage } from '../mime/parse-message.ts';
 
 /** Where the mail lands and how it is flagged, for either form. */
 export interface Placement {
@@ -53,23 +24,6 @@ export interface Placement {
   receivedAt?: string;
 }
 
-/** What a message says, whichever form it came in; the mailbox's copy adds the rest. */
-type MessageContent = Pick<
-  Email,
-  | 'from'
-  | 'to'
-  | 'cc'
-  | 'replyTo'
-  | 'subject'
-  | 'text'
-  | 'html'
-  | 'sentAt'
-  | 'inReplyTo'
-  | 'references'
-> & {
-  messageId: string | undefined;
-};
-
 /**
  * IDs a fixture fixes instead of letting the emulator mint them, so the spec's examples name
  * demo mail that exists (issue 27 item 9). Each must be unused; the API never sets them.
@@ -79,14 +33,6 @@ export interface FixedIds {
   id?: string;
   /** Attachment ids by position; a missing entry is minted. */
   attachmentIds?: (string | undefined)[];
-}
-
-/** A raw message parsed by `InboundService.parseRaw`, not yet delivered anywhere. */
-export interface ParsedMessage {
-  content: MessageContent;
-  /** Attachments without IDs: each delivery gives its copy its own (D-33). */
-  attachments: Omit<NewAttachment, 'id'>[];
-  raw: Uint8Array;
 }
 
 /**
@@ -101,44 +47,15 @@ export class InboundService {
     /** The emulator's event bus (AppDeps.events): every stored email is published on it. */
     private readonly events: EmulatorEvents,
     private readonly onDelivered: (email: Email) => void = () => {},
+    /**
+     * Parses large raw messages off the event loop (AppDeps.renderer); without one, every raw
+     * message is parsed on the calling thread.
+     */
+    private readonly renderer?: BodyRenderer,
   ) {}
 
   injectJson(input: InboundEmail, fixed: FixedIds = {}): Email {
-    const addresses = (list: unknown, field: string): Address[] => {
-      if (list === undefined) return [];
-      if (!Array.isArray(list))
-        throw new ApiError('invalid_field', `${field} must be an array of addresses.`, field);
-      return list.map((entry, i) => requireAddress(entry, `${field}[${i}]`));
-    };
-    const text = optionalText(input.text, 'text');
-    const html = optionalText(input.html, 'html');
-    const attachments = (input.attachments ?? []).map((a, i): NewAttachment => {
-      const field = `attachments[${i}]`;
-      const base64 = requireText(a?.contentBase64, `${field}.contentBase64`, 64 * 1024 * 1024);
-      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(base64))
-        throw new ApiError(
-          'invalid_field',
-          'contentBase64 is not base64.',
-          `${field}.contentBase64`,
-        );
-      return {
-        id: fixed.attachmentIds?.[i] ?? this.ids.uuid(),
-        name: requireText(a.name, `${field}.name`, 255),
-        contentType:
-          a.contentType === undefined
-            ? 'application/octet-stream'
-            : requireText(a.contentType, `${field}.contentType`, 255),
-        bytes: Buffer.from(base64, 'base64'),
-      };
-    });
-    const references = input.references ?? [];
-    if (!Array.isArray(references) || !references.every((r) => typeof r === 'string')) {
-      throw new ApiError(
-        'invalid_field',
-        'references must be an array of message ids.',
-        'references',
-      );
-    }
+    const { content, attachments } = jsonMessage(input);
     return this.store.transaction(() =>
       this.deliver(
         {
@@ -148,21 +65,8 @@ export class InboundService {
           starred: input.starred,
           receivedAt: input.receivedAt,
         },
-        {
-          from: requireAddress(input.from, 'from'),
-          to: addresses(input.to, 'to'),
-          cc: addresses(input.cc, 'cc'),
-          replyTo: addresses(input.replyTo, 'replyTo'),
-          subject:
-            input.subject === undefined ? '' : requireTextAllowEmpty(input.subject, 'subject', 998),
-          text: text ?? null,
-          html: html ?? null,
-          sentAt: input.sentAt == null ? null : parseTimestampParam('sentAt', input.sentAt),
-          messageId: input.messageId,
-          inReplyTo: input.inReplyTo ?? null,
-          references,
-        },
-        attachments,
+        content,
+        attachments.map((a, i) => ({ id: fixed.attachmentIds?.[i] ?? this.ids.uuid(), ...a })),
         undefined,
         fixed,
       ),
@@ -179,49 +83,10 @@ export class InboundService {
    * (the fixture loader) can parse every message first and then write them all in one transaction.
    */
   async parseRaw(raw: Uint8Array): Promise<ParsedMessage> {
-    if (raw.length === 0) throw new ApiError('invalid_field', 'The message is empty.', 'body');
-    const [{ simpleParser }, { textOfHtml }] = await Promise.all([
-      loadMailparser(),
-      loadHtmlText(),
-    ]);
-    let parsed: ParsedMail;
-    try {
-      // mailparser's own HTML-to-text step has no depth bound (45 s for 200,000 nested
-      // elements); the text of HTML-only mail is made by textOfHtml below instead.
-      parsed = await simpleParser(Buffer.from(raw), { skipHtmlToText: true });
-    } catch (error) {
-      throw unparseable(error);
-    }
-    const from = receivedAddresses(parsed.from)[0];
-    if (from === undefined)
-      throw new ApiError('invalid_field', 'The message has no From address.', 'body');
-    const references =
-      parsed.references === undefined
-        ? []
-        : Array.isArray(parsed.references)
-          ? parsed.references
-          : [parsed.references];
-    return {
-      content: {
-        from,
-        to: receivedAddresses(parsed.to),
-        cc: receivedAddresses(parsed.cc),
-        replyTo: receivedAddresses(parsed.replyTo),
-        subject: parsed.subject ?? '',
-        text: textOf(parsed, textOfHtml),
-        html: typeof parsed.html === 'string' ? parsed.html : null,
-        sentAt: sentAtOf(parsed.headerLines),
-        messageId: parsed.messageId,
-        inReplyTo: parsed.inReplyTo ?? null,
-        references,
-      },
-      attachments: parsed.attachments.map((a, i) => ({
-        name: a.filename ?? `attachment-${i + 1}`,
-        contentType: a.contentType || 'application/octet-stream',
-        bytes: a.content,
-      })),
-      raw,
-    };
+    const offThread = this.renderer?.parseMessage;
+    return offThread !== undefined && raw.length > OFF_THREAD_MESSAGE_BYTES
+      ? offThread.call(this.renderer, raw)
+      : parseMessage(raw);
   }
 
   /**
@@ -327,7 +192,7 @@ export class InboundService {
       })),
     };
     this.store.emails.insert(email, attachments, raw);
-this.events.publish({
+    this.events.publish({
       type: 'email.stored',
       emailId: email.id,
       mailbox: email.mailbox,
@@ -336,94 +201,4 @@ this.events.publish({
     this.onDelivered(email);
     return email;
   }
-}
-
-/** The text part, or for HTML-only mail the text of its HTML; null when it has neither. */
-function textOf(parsed: ParsedMail, textOfHtml: (html: string) => string): string | null {
-  if (parsed.text !== undefined && parsed.text !== '') return parsed.text;
-  if (typeof parsed.html === 'string') return textOfHtml(parsed.html);
-  return parsed.text ?? null;
-}
-
-/**
- * A raw message mailparser refuses is the client's fault (400 `invalid_message`, nothing
- * stored), never a 500: a header block over 1 MiB, more than 1,000 MIME parts, an HTML body it
- * cannot turn into text. The parser's own words are not echoed.
- */
-
-function unparseable(error: unknown): ApiError {
-  const reason = error instanceof Error ? error.message : '';
-  const why = /max header size/i.test(reason)
-    ? 'A header block of the message (its own or one of its MIME parts) is larger than 1 MiB.'
-    : /child nodes/i.test(reason)
-      ? 'The message has more than 1,000 MIME parts.'
-      : 'The message cannot be parsed as an RFC 5322 / MIME message.';
-  return new ApiError('invalid_message', why, 'body');
-}
-
-/**
- * The addresses of an address header in order, members of groups (`Team: a@x, b@x;`) included
- * in their place; the group's name is not an address and is dropped, and so is any entry that
- * is no address by D-50.
- */
-function receivedAddresses(value: AddressObject | AddressObject[] | undefined): Address[] {
-  const members = (entries: EmailAddress[]): EmailAddress[] =>
-    entries.flatMap((entry) => (entry.group === undefined ? [entry] : members(entry.group)));
-  const entries = (Array.isArray(value) ? value : value ? [value] : []).flatMap((header) =>
-    members(header.value),
-  );
-  return entries.flatMap((entry) => {
-    const address = canonicalReceivedAddress(entry.address ?? '');
-    return address === undefined ? [] : [{ address, name: entry.name === '' ? null : entry.name }];
-  });
-}
-
-/**
- * The `Date` header as UTC, or null when it is absent or unreadable (EmailDetail.sentAt).
- * mailparser puts the time of parsing in place of an unreadable date, so the header is read
- * here from its raw line: the last one, as mailparser takes it, unfolded, parsed as mailparser
- * parses it. A year beyond 0-9999 has no RFC 3339 form and counts as unreadable.
- */
-function sentAtOf(headerLines: HeaderLines): string | null {
-  const line = headerLines.filter((header) => header.key === 'date').at(-1)?.line;
-  if (line === undefined) return null;
-  const date = new Date(
-    line
-      .slice(line.indexOf(':') + 1)
-      .replace(/\r?\n/g, '')
-      .trim(),
-  );
-  const year = date.getUTCFullYear();
-  return Number.isNaN(year) || year < 0 || year > 9999 ? null : date.toISOString();
-}
-
-function requireAddress(value: unknown, field: string): Address {
-  const text = requireText(value, field, 400);
-  const address = parseAddress(text);
-  if (address === undefined)
-    throw new ApiError(
-      'invalid_address',
-      `${quoteForMessage(text)} is not an email address.`,
-      field,
-    );
-  return address;
-}
-
-function optionalText(value: unknown, field: string): string | null | undefined {
-  if (value === undefined || value === null) return value;
-  if (typeof value !== 'string')
-    throw new ApiError('invalid_field', `${field} must be a string.`, field);
-  return value;
-}
-
-function requireTextAllowEmpty(value: unknown, field: string, maxLength: number): string {
-  if (typeof value !== 'string')
-    throw new ApiError('invalid_field', `${field} must be a string.`, field);
-  if ([...value].length > maxLength)
-    throw new ApiError(
-      'subject_too_long',
-      `${field} is longer than ${maxLength} characters.`,
-      field,
-    );
-  return value;
 }
