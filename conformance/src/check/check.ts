@@ -6,7 +6,7 @@ import {
   collectReached,
   recordingDecided,
 } from '../contract/charge.ts';
-import { resetWaiting } from '../client/waiting.ts';
+import { resetWaiting, waitedSoFar } from '../client/waiting.ts';
 import { ApiClient } from '../client/client.ts';
 import type { StoredUpload } from '../client/policy.ts';
 import { readRunConfig, type Need, type RunConfig } from '../run/config.ts';
@@ -22,7 +22,7 @@ import { liveReceiver } from '../client/webhook-receiver.ts';
 import type { Target } from '../client/target.ts';
 import { MissingCapability, type CheckContext } from '../worlds/context.ts';
 import { decidedVerdict, explainFailure } from './explain.ts';
-import { checkProperty, uncharged } from './property.ts';
+import { checkProperty, uncharged, type PropertyOptions } from './property.ts';
 import { NotFinished, backstopMs, notFinishedReason, startWatchdog } from './watchdog.ts';
 
 declare module 'vitest' {
@@ -39,6 +39,8 @@ declare module 'vitest' {
     requests?: number;
     /** fast-check cases it ran. */
     cases?: number;
+    /** Of its wall time, the part spent waiting on the target's pace (client/waiting.ts). */
+    waitedMs?: number;
     /** Files it stored on a live target, which no endpoint deletes (§4.9). */
     uploads?: StoredUpload[];
     /**
@@ -221,8 +223,11 @@ export function rule(
         ...(target.kind === 'live' ? { uploads } : {}),
         dialect,
       });
-      const property = <T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>) =>
-        checkProperty(log, counts, arbitrary, predicate);
+      const property = <T>(
+        arbitrary: fc.Arbitrary<T>,
+        predicate: (value: T) => Promise<void>,
+        options?: PropertyOptions,
+      ) => checkProperty(log, counts, arbitrary, predicate, options);
       const undos: (() => Promise<void>)[] = [];
       const cleanup = (undo: () => Promise<void>) => void undos.unshift(undo);
       const unchecked = (ids: string[], missing: Need[]) => {
@@ -286,6 +291,7 @@ export function rule(
         if (context.task.meta.unfinished === true) api.stop();
         context.task.meta.requests = counts.requests;
         context.task.meta.cases = counts.cases;
+        context.task.meta.waitedMs = Math.round(waitedSoFar());
         if (uploads.length > 0) context.task.meta.uploads = uploads;
       }
     },

@@ -28,9 +28,11 @@ export async function checkProperty<T>(
   counts: { requests: number; cases: number },
   arbitrary: fc.Arbitrary<T>,
   predicate: (value: T) => Promise<void>,
+  options: PropertyOptions = {},
 ): Promise<void> {
   let departed = false;
-  await runProperty(log, counts, arbitrary, async (value) => {
+  const run = (options.concurrency ?? 1) > 1 ? runSideBySide(options.concurrency!) : runProperty;
+  await run(log, counts, arbitrary, async (value) => {
     const { outcome, decided } = await recordingDecided(() => predicate(value));
     if (decided.length > 0) departed = true;
     if (outcome.status === 'fulfilled') return;
@@ -43,11 +45,73 @@ export async function checkProperty<T>(
   });
   if (!departed) return;
   try {
-    await withoutRecording(() => runProperty(log, counts, arbitrary, predicate));
+    await withoutRecording(() => run(log, counts, arbitrary, predicate));
   } catch (error) {
     if (error instanceof ChargedFailure && recordDecided(error)) return;
     throw error;
   }
+}
+
+/** How a check runs its property. */
+export interface PropertyOptions {
+  /**
+   * Cases run at once (default 1, one after the other). Only for cases that cannot see each
+   * other (each tags what it makes and reads only that): a case that waits for mail then waits
+   * beside the others instead of in turn.
+   */
+  concurrency?: number;
+}
+
+/**
+ * Runs the run's cases `concurrency` at a time, then, only if one failed, fast-check itself
+ * one case at a time from the first that failed: it runs again alone and is shrunk as before
+ * (and should it pass alone, the cases after it run in turn), so the verdict is the one the
+ * cases give one after the other. The cases are those fast-check generates for the run's seed
+ * (`fc.sample` draws the same values as `fc.check`, in the same order), so the seed replays
+ * the run and a failure's report (seed, path, counterexample) is the one a run without
+ * concurrency prints.
+ */
+function runSideBySide(concurrency: number) {
+  return async function <T>(
+    log: Exchange[],
+    counts: { requests: number; cases: number },
+    arbitrary: fc.Arbitrary<T>,
+    predicate: (value: T) => Promise<void>,
+  ): Promise<void> {
+    const { seed, numRuns = 100 } = fc.readConfigureGlobal();
+    const values = fc.sample(arbitrary, { ...(seed === undefined ? {} : { seed }), numRuns });
+    const sentBefore = counts.requests;
+    let next = 0;
+    let firstFailed = Number.POSITIVE_INFINITY;
+    let refusal: unknown;
+    const lane = async () => {
+      // No case after a failing one starts: the ones before it still finish, to find the first.
+      while (next < values.length && next < firstFailed && refusal === undefined) {
+        const index = next++;
+        try {
+          await predicate(values[index]!);
+        } catch (error) {
+          if (uncharged(error) instanceof SafetyRefusal) refusal = error;
+          firstFailed = Math.min(firstFailed, index);
+        }
+      }
+    };
+    log.length = 0;
+    await Promise.all(Array.from({ length: Math.min(concurrency, values.length) }, lane));
+    if (refusal !== undefined) throw refusal;
+    if (firstFailed === Number.POSITIVE_INFINITY) {
+      counts.cases += values.length;
+      expectSentSomething(
+        counts.requests - sentBefore,
+        `a property of ${values.length} generated case(s)`,
+      );
+      return;
+    }
+    // One at a time from here, as fast-check alone runs it: the cases before the first that
+    // failed passed already and are not sent again; that one, and any after it should it pass
+    // alone, run and shrink as they always do.
+    await runProperty(log, counts, arbitrary, predicate, firstFailed);
+  };
 }
 
 async function runProperty<T>(
@@ -55,6 +119,7 @@ async function runProperty<T>(
   counts: { requests: number; cases: number },
   arbitrary: fc.Arbitrary<T>,
   predicate: (value: T) => Promise<void>,
+  passedAlready = 0,
 ): Promise<void> {
   // A refusal of the suite (safety.ts) is not a counterexample: stop trying cases and skip.
   let refusal: unknown;
@@ -64,8 +129,10 @@ async function runProperty<T>(
   let hang: { error: NoAnswer; value: T } | undefined;
   let hangCharge: string | undefined;
   const sentBefore = counts.requests;
+  let calls = 0;
   const details = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => {
+      if (calls++ < passedAlready) return;
       if (refusal !== undefined || hang !== undefined) return;
       log.length = 0; // keep only the exchanges of the case being tried
       try {

@@ -83,6 +83,24 @@ describe('recordingDecided', () => {
     expect(decided.map((d) => d.ruleId)).toEqual(['D-3']);
   });
 
+  it('keeps the departures of blocks running side by side apart, each in its own record', async () => {
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const [first, second] = await Promise.all([
+      recordingDecided(async () => {
+        await turn();
+        expectAt('D-21', 200).toBe(201);
+        await turn();
+      }),
+      recordingDecided(async () => {
+        await turn();
+        await turn();
+        expectAt('D-3', 'x').toBe('y');
+      }),
+    ]);
+    expect(first.decided.map((d) => d.ruleId)).toEqual(['D-21']);
+    expect(second.decided.map((d) => d.ruleId)).toEqual(['D-3']);
+  });
+
   it('throws decided failures as before outside a recording check', () => {
     expect(() => expectAt('D-21', 200).toBe(201)).toThrow(ChargedFailure);
   });

@@ -34,34 +34,28 @@ export class ChargedFailure extends Error {
  * check goes on to the documented assertions behind it. check.ts opens it around each check
  * and reports what it holds once the check is done.
  */
-let decidedSink: ChargedFailure[] | undefined;
+const decidedSink = new AsyncLocalStorage<ChargedFailure[] | undefined>();
 
-/** Runs `block` with decided failures recorded instead of thrown; returns them too. */
+/**
+ * Runs `block` with decided failures recorded instead of thrown; returns them too. The sink
+ * follows `block`'s own async calls, so property cases run side by side (property.ts) each
+ * record their own.
+ */
 export async function recordingDecided<T>(
   block: () => Promise<T>,
 ): Promise<{ outcome: PromiseSettledResult<T>; decided: ChargedFailure[] }> {
-  const previous = decidedSink;
   const decided: ChargedFailure[] = [];
-  decidedSink = decided;
   try {
-    const value = await block();
+    const value = await decidedSink.run(decided, block);
     return { outcome: { status: 'fulfilled', value }, decided };
   } catch (reason) {
     return { outcome: { status: 'rejected', reason }, decided };
-  } finally {
-    decidedSink = previous;
   }
 }
 
 /** Runs `block` with decided failures thrown, as outside a check (a property's second run). */
 export async function withoutRecording<T>(block: () => Promise<T>): Promise<T> {
-  const previous = decidedSink;
-  decidedSink = undefined;
-  try {
-    return await block();
-  } finally {
-    decidedSink = previous;
-  }
+  return decidedSink.run(undefined, block);
 }
 
 /**
@@ -69,8 +63,9 @@ export async function withoutRecording<T>(block: () => Promise<T>): Promise<T> {
  * whether it did (the caller then goes on instead of throwing).
  */
 export function recordDecided(failure: ChargedFailure): boolean {
-  if (decidedSink === undefined || ruleById(failure.ruleId)?.source !== 'decided') return false;
-  decidedSink.push(failure);
+  const sink = decidedSink.getStore();
+  if (sink === undefined || ruleById(failure.ruleId)?.source !== 'decided') return false;
+  sink.push(failure);
   return true;
 }
 

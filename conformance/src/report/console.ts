@@ -161,7 +161,12 @@ export function closingLines(summary: Summary, facts: RunFacts): string[] {
     lines.push(
       `Uploads left: ${plural(left, 'file')} stored on the target, which no endpoint deletes (§4.9); ids in report.json (figures.uploadsLeft)`,
     );
-  lines.push(`Time: ${(facts.durationMs / 1000).toFixed(1)} s`, resultLine(summary, facts, run));
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const split =
+    facts.activeMs === undefined || facts.waitedMs === undefined
+      ? ''
+      : ` (checks: ${seconds(facts.activeMs)} active, ${seconds(facts.waitedMs)} waiting on the target)`;
+  lines.push(`Time: ${seconds(facts.durationMs)}${split}`, resultLine(summary, facts, run));
   return lines.map(printable);
 }
 

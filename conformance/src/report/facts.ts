@@ -32,6 +32,13 @@ export interface RunFacts {
   /** HTTP requests sent and fast-check cases run, over all workers (figures, not asserted). */
   requests?: number;
   cases?: number;
+  /**
+   * The checks' own time, summed over every check that ran (figures, not asserted): `activeMs`
+   * working, `waitedMs` waiting on the target's pace (mail on its way, webhook deliveries, the
+   * rate limit). Checks that run side by side make their sum more than the run's duration.
+   */
+  activeMs?: number;
+  waitedMs?: number;
   /** Files the run stored on a live target and could not delete (§4.9 has no delete). */
   uploadsLeft?: UploadLeft[];
   /** When the run started (ISO 8601). */
@@ -66,18 +73,24 @@ export interface UploadLeft extends StoredUpload {
 export function figuresOf(outcomes: readonly TestOutcome[]): {
   requests: number;
   cases: number;
+  activeMs: number;
+  waitedMs: number;
   uploadsLeft: UploadLeft[];
 } {
   let requests = 0;
   let cases = 0;
+  let activeMs = 0;
+  let waitedMs = 0;
   const uploadsLeft: UploadLeft[] = [];
   for (const outcome of outcomes) {
     requests += outcome.requests ?? 0;
     cases += outcome.cases ?? 0;
+    waitedMs += outcome.waitedMs ?? 0;
+    activeMs += Math.max(0, (outcome.durationMs ?? 0) - (outcome.waitedMs ?? 0));
     for (const upload of outcome.uploads ?? [])
       uploadsLeft.push({ ...upload, check: outcome.name });
   }
-  return { requests, cases, uploadsLeft };
+  return { requests, cases, activeMs, waitedMs, uploadsLeft };
 }
 
 export const STATUS_LABEL: Record<RuleStatus, string> = {

@@ -60,6 +60,7 @@ export class RuleCollector implements Reporter {
           cases: meta.cases ?? 0,
           ...(meta.uploads === undefined ? {} : { uploads: [...meta.uploads] }),
           durationMs: test.diagnostic()?.duration ?? 0,
+          ...(meta.waitedMs === undefined ? {} : { waitedMs: meta.waitedMs }),
           ...(result.state === 'skipped'
             ? { skipReason: result.note ?? this.defaultSkipReason }
             : {}),

@@ -33,6 +33,8 @@ export interface TestOutcome {
   requests?: number;
   cases?: number;
   durationMs?: number;
+  /** Of `durationMs`, the time spent waiting on the target's pace: mail, webhooks, the rate limit. */
+  waitedMs?: number;
   /** Files it stored on a live target, which no endpoint deletes (§4.9). */
   uploads?: StoredUpload[];
 }

@@ -14,8 +14,14 @@ export interface CheckContext {
   /**
    * Runs a fast-check property with the run's seed. On failure the shrunk case is run once
    * more, so the report shows its own HTTP exchanges and says whether it still fails.
+   * `concurrency` runs that many cases at once, for cases that cannot see each other
+   * (check/property.ts); the verdict and the report of a failure are as one at a time.
    */
-  property<T>(arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>): Promise<void>;
+  property<T>(
+    arbitrary: fc.Arbitrary<T>,
+    predicate: (value: T) => Promise<void>,
+    options?: { concurrency?: number },
+  ): Promise<void>;
   /**
    * Runs `undo` when the check ends, passed or failed, latest first: how an API world deletes
    * the mail a check made, so the target's mailboxes are left as they were found.
