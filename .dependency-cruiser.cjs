@@ -76,7 +76,7 @@ module.exports = {
       from: {
         path:
           `${E}(services|domain|store|webhooks|smtp|fixtures)/` +
-          `|${E}(errors|clock|ids|events|spec|json-schema|package-root|yaml-cache|disk-memo)\\.ts$`,
+          `|${E}(errors|clock|ids|events|spec|json-schema|package-root|prebuilt)\\.ts$`,
       },
       to: { path: `${E}http/` },
     },

@@ -3,10 +3,12 @@
 // emulator and the conformance suite (tsconfig.build.json: emit only; `npm run typecheck` checks
 // types) to dist/, mirroring the tree (dist/emulator/src, dist/conformance/src,
 // dist/conformance/checks), copies the files that are not TypeScript (the SQL migrations)
-// beside the code, bundles the emulator's entry into dist/bundle for a faster start
-// (bin/bundle.js; skipped, with a message, when esbuild is missing or fails), and records the
-// hash of the sources it compiled (bin/compiled.js), so the bin scripts run without tsx only
-// while that hash still holds.
+// beside the code, computes once what every start would (dist/prebuilt.json: the contracts
+// parsed from YAML, the demo fixture validated and its .eml files parsed, by the compiled
+// emulator/src/commands/prebuild.ts), bundles the emulator's entry into dist/bundle for a
+// faster start (bin/bundle.js; skipped, with a message, when esbuild is missing or fails),
+// and records the hash of the sources it compiled (bin/compiled.js), so the bin scripts run
+// without tsx only while that hash still holds.
 // No source maps (tsconfig.build.json `sourceMap: false`): the package ships no TypeScript for a
 // map to point at, and a `//# sourceMappingURL` comment naming a file the package leaves out made
 // vitest print `Failed to load source map` for every check file of an installed package's run.
@@ -23,6 +25,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { bundleEntries } from './bundle.js';
 import {
   BUNDLE_DIR,
@@ -87,6 +90,17 @@ for (const name of readdirSync(`${DIST}kit-types/emulator/src/testing-kit`)) {
 }
 cpSync(`${ROOT}spec/generated`, `${DIST}spec/generated`, { recursive: true });
 rmSync(`${DIST}kit-types`, { recursive: true, force: true });
+// What every start would otherwise compute, computed once by the compiled code. Without it
+// the emulator does that work at start, only slower, so a failure is reported and the build
+// goes on (a test requires the file).
+try {
+  const { prebuild } = await import(pathToFileURL(`${DIST}emulator/src/commands/prebuild.js`));
+  writeFileSync(`${DIST}prebuilt.json`, JSON.stringify(await prebuild()));
+} catch (error) {
+  process.stderr.write(
+    `mailtwin build: no dist/prebuilt.json, so each start parses the contracts and the demo fixture: ${error.message}\n`,
+  );
+}
 // The emulator's start-up bundle (bin/bundle.js). Without one dist/'s modules serve, only
 // slower to start, so a failure is reported and the build goes on (a test requires the bundle).
 try {

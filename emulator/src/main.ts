@@ -15,7 +15,6 @@ import {
   parseServeOptions,
   type ServeOptions,
 } from './cli-options.ts';
-import { memoForInstalledCode } from './disk-memo.ts';
 import { FixtureError, loadFixtureFile } from './fixtures/load-fixture.ts';
 import { watchLauncher } from './launcher-watch.ts';
 import { ControlError } from './commands/control-connection.ts';
@@ -231,7 +230,7 @@ async function loadInitialData(services: Services, fixtures: string | null): Pro
   if (!empty) return { kind: 'existing', ...existing };
   if (fixtures === null) return { kind: 'none' };
   const path = displayPath(fixtures);
-  const summary = await loadFixtureFile(services, path, memoForInstalledCode());
+  const summary = await loadFixtureFile(services, path);
   return { kind: 'fixture', path, summary };
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parseYamlCached } from './yaml-cache.ts';
+import { createRequire } from 'node:module';
+import { buildOutputs } from './prebuilt.ts';
 import { packagePath } from './package-root.ts';
 
 /** Where the contract lives in the repository (spec/openapi.yaml). */
@@ -9,11 +10,17 @@ export const SPEC_PATH = packagePath('spec/openapi.yaml');
 export type OpenApiDocument = Record<string, unknown> & { servers?: unknown; paths?: unknown };
 
 /**
- * Reads and parses spec/openapi.yaml; the one place the emulator loads its contracts. The
- * parse is cached by content (yaml-cache.ts): YAML parsing was most of start-up.
+ * Reads and parses spec/openapi.yaml; the one place the emulator loads its contracts. Parsing
+ * the two contracts as YAML took most of a start (about a third of a second each), so the
+ * build parses them once (dist/prebuilt.json, commands/prebuild.ts) and a start reads the JSON
+ * kept for the very same text; the `yaml` package (84 modules) loads only for other text.
  */
 export function loadSpec(path: string = SPEC_PATH): OpenApiDocument {
-  return parseYamlCached(readFileSync(path, 'utf8')) as OpenApiDocument;
+  const text = readFileSync(path, 'utf8');
+  const built = buildOutputs().get('yaml', [text], false);
+  if (built !== undefined) return built as OpenApiDocument;
+  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return parse(text) as OpenApiDocument;
 }
 
 /**
