@@ -12,7 +12,8 @@ import {
   sameEntries,
   type ResolvedBinding,
 } from './binding.ts';
-import { inferBinding, type Ambiguity } from './infer.ts';
+import { inferBinding } from './infer.ts';
+import type { Ambiguity } from './inference-draft.ts';
 
 /** What the run uses, and what it says about where it came from. */
 export interface TargetBinding {
