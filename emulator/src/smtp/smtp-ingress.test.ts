@@ -1,10 +1,11 @@
 // SMTP ingress (issue 17 item 2), driven by nodemailer as a real SMTP client over loopback.
 import { execFile, spawnSync } from 'node:child_process';
+import dns from 'node:dns';
 import net from 'node:net';
 import { promisify } from 'node:util';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import nodemailer from 'nodemailer';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createServices, defaultDeps } from '../app.ts';
 import { emailDetail } from '../domain/email-view.ts';
 import {
@@ -311,5 +312,54 @@ describe('SMTP ingress limits (issue 27 items 2 and 3)', () => {
     await first.ended;
     const fourth = rawClient(ingress.port);
     expect(await fourth.reply()).toMatch(/^220 /);
+  });
+});
+
+describe('SMTP ingress speed (issue 31 item 2)', () => {
+  it("greets a connection without a DNS query for the client's name", async () => {
+    const reverse = vi.spyOn(dns, 'reverse');
+    try {
+      const { ingress } = await world();
+      const client = rawClient(ingress.port);
+      expect(await client.reply()).toMatch(/^220 /);
+      expect(await client.command('EHLO client.test')).toMatch(/^250 /);
+      expect(reverse).not.toHaveBeenCalled();
+    } finally {
+      reverse.mockRestore();
+    }
+  });
+
+  it('stores every message of ten pooled connections sending at once, each acknowledged once stored', async () => {
+    const { deps, ingress, inbox, outcomes } = await world();
+    const pool = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: ingress.port,
+      secure: false,
+      ignoreTLS: true,
+      pool: true,
+      maxConnections: 10,
+    });
+    try {
+      const sent = await Promise.all(
+        Array.from({ length: 60 }, (_, i) =>
+          pool.sendMail({
+            from: 'carol@partner.test',
+            to: i % 2 === 0 ? 'alice@acme.test' : ['alice@acme.test', 'bob@acme.test'],
+            subject: `Batch ${i}`,
+            text: `Message ${i}`,
+          }),
+        ),
+      );
+      expect(sent.every((info) => /^250 /.test(info.response))).toBe(true);
+      expect(deps.store.emails.count()).toBe(90);
+      expect(
+        inbox('alice@acme.test')
+          .map((e) => e.subject)
+          .sort(),
+      ).toEqual(Array.from({ length: 60 }, (_, i) => `Batch ${i}`).sort());
+      expect(outcomes.map((o) => o.delivered.length).reduce((a, b) => a + b, 0)).toBe(90);
+    } finally {
+      pool.close();
+    }
   });
 });

@@ -10,6 +10,7 @@ import type { Store } from '../store/store.ts';
 import type { Chaos } from '../chaos/chaos.ts';
 import { smtpGate } from '../chaos/smtp.ts';
 import { DEFAULT_SMTP_LIMITS, type SmtpLimits } from './smtp-limits.ts';
+import { GroupCommit } from './group-commit.ts';
 
 /** What the SMTP ingress needs of the emulator: who has a mailbox, and how mail arrives. */
 export interface SmtpIngressDeps {
@@ -61,6 +62,8 @@ function smtpError(code: number, text: string): Error {
  * - At most `maxClients` connections at once; a DATA phase or a session past its deadline gets
  *   421 4.4.2 and is closed (a trickle of bytes defeats the idle timeout alone).
  * - No AUTH and no STARTTLS: a local test tool, reached on loopback.
+ * - Messages whose DATA ends in the same turn of the event loop are stored in one transaction
+ *   (group-commit.ts); each is acknowledged (250) only once that transaction is committed.
  */
 export async function startSmtpIngress(
   deps: SmtpIngressDeps,
@@ -68,6 +71,7 @@ export async function startSmtpIngress(
   port: number,
 ): Promise<SmtpIngress> {
   const limits = { ...DEFAULT_SMTP_LIMITS, ...deps.limits };
+  const commits = new GroupCommit((work) => deps.store.transaction(work));
   const sessionDeadlines = new Map<string, NodeJS.Timeout>();
   /** Answers 421 and closes the connection of a session (smtp-server's own way to end one). */
   const closeSession = (session: SMTPServerSession, text: string) => {
@@ -84,6 +88,9 @@ export async function startSmtpIngress(
     socketTimeout: limits.idleTimeoutMs,
     closeTimeout: limits.closeGraceMs,
     logger: false,
+    // A local tool on loopback: no DNS query for the client's name (smtp-server waits up to
+    // 1.5 s for it before the greeting of every connection), which only the greeting echoes.
+    disableReverseLookup: true,
     onConnect(session, callback) {
       const deadline = setTimeout(
         () =>
@@ -153,7 +160,7 @@ export async function startSmtpIngress(
       });
       const deliver = (raw: Buffer, refuse: (code: number, reason: string) => void) => {
         const recipients = session.envelope.rcptTo.map((r) => r.address.toLowerCase());
-        deliverToAll(deps.inbound, raw, [...new Set(recipients)]).then(
+        deliverToAll(deps.inbound, commits, raw, [...new Set(recipients)]).then(
           (delivered) => {
             deps.onMessage?.({ from, delivered, bytes: raw.length });
             callback(null, `Delivered to ${delivered.length} mailbox(es)`);
@@ -221,12 +228,16 @@ class BoundedMessage {
   }
 }
 
-/** Parses the message once and gives each recipient's mailbox its own copy (D-33: own ids). */
+/**
+ * Parses the message once and gives each recipient's mailbox its own copy (D-33: own ids), in
+ * the transaction of the messages whose DATA ended with it; resolves once that is committed.
+ */
 async function deliverToAll(
   inbound: InboundService,
+  commits: GroupCommit,
   raw: Buffer,
   mailboxes: string[],
 ): Promise<Email[]> {
   const message = await inbound.parseRaw(raw);
-  return mailboxes.map((mailbox) => inbound.deliverParsed(message, { mailbox }));
+  return commits.run(() => mailboxes.map((mailbox) => inbound.deliverParsed(message, { mailbox })));
 }
