@@ -11,6 +11,7 @@ import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import { MailWatch } from '../src/worlds/mail-watch.ts';
 import { checkDecided, emptyModel, type Real } from '../src/model/mailbox-model.ts';
 import { mailboxSequences, sequenceOf } from '../src/model/mailbox-sequences.ts';
+import { MailboxArrivals } from '../src/model/arrivals.ts';
 
 /** Sequences run at once against a live deployment (property.ts runs them side by side). */
 const SEQUENCES_AT_ONCE = 25;
@@ -61,7 +62,12 @@ rule(
     }
     // Each case sees only its own tagged mail, so against a deployment whose mail takes its
     // time the cases wait for it side by side, not one after the other.
-    const concurrency = target.kind === 'live' ? SEQUENCES_AT_ONCE : 1;
+    // One watcher of the mailbox then awaits every sequence's mail at once (arrivals.ts).
+    const live = target.kind === 'live';
+    const concurrency = live ? SEQUENCES_AT_ONCE : 1;
+    const arrivals = live
+      ? new MailboxArrivals(api, apiKey, mailbox, target.deliveryTimeoutMs)
+      : undefined;
     await property(
       mailboxSequences,
       async (sequence) => {
@@ -72,6 +78,7 @@ rule(
           mailbox,
           tag: `mt${randomBytes(6).toString('hex')}`,
           deliveryTimeoutMs: target.deliveryTimeoutMs,
+          ...(arrivals === undefined ? {} : { arrivals }),
         };
         const model = emptyModel();
         await fc.asyncModelRun(() => ({ model, real }), sequenceOf(sequence));

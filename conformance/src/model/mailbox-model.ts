@@ -13,6 +13,7 @@
  */
 import type fc from 'fast-check';
 import type { ApiClient } from '../client/client.ts';
+import type { MailboxArrivals } from './arrivals.ts';
 
 export interface ModelMail {
   folder: string;
@@ -60,6 +61,11 @@ export interface Real {
    * not say delivery is instant, so the model waits for it before judging.
    */
   deliveryTimeoutMs?: number;
+  /**
+   * Set where sequences run side by side against a live target: one watcher of the mailbox
+   * awaits every sequence's mail at once (arrivals.ts).
+   */
+  arrivals?: MailboxArrivals;
 }
 
 export type Command = fc.AsyncCommand<MailboxModel, Real, false>;

@@ -172,15 +172,19 @@ export async function recordSentToSelf(
 
 /**
  * The listed emails `wanted` picks, listing again (after 100 ms, then every 250 ms) until one
- * is there or `deliveryTimeoutMs` has passed.
+ * is there or `deliveryTimeoutMs` has passed; with `real.arrivals`, one watcher of the mailbox
+ * lists for every sequence awaiting mail at once.
  */
 export async function arrived(
   real: Real,
   wanted: (email: Awaited<ReturnType<typeof listAll>>[number]) => boolean,
 ) {
-  const deadline = Date.now() + (real.deliveryTimeoutMs ?? 0);
+  const sentAt = Date.now();
+  const deadline = sentAt + (real.deliveryTimeoutMs ?? 0);
   const first = (await listAll(real)).filter(wanted);
   if (first.length > 0 || Date.now() >= deadline) return first;
+  // A minute's margin for the target's clock: the pages read stop below it.
+  if (real.arrivals !== undefined) return real.arrivals.awaitEmails(wanted, sentAt - 60_000);
   return waitingOnTarget(async () => {
     for (let wait = 100; ; wait = Math.min(wait * 2, 250)) {
       await new Promise((resolve) => setTimeout(resolve, wait));
