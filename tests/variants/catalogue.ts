@@ -67,8 +67,9 @@ export const VARIANTS: readonly Variant[] = [
     edits: [
       {
         file: 'emulator/src/routes/sending.ts',
-        find: 'return c.json(emailDetail(sent), 201, { Location: location });',
-        replace: 'return c.json(emailDetail(sent), 200, { Location: location });',
+        find: "return c.body(body, 201, { 'Content-Type': 'application/json', Location: location });",
+        replace:
+          "return c.body(body, 200, { 'Content-Type': 'application/json', Location: location });",
       },
     ],
   },

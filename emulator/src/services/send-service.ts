@@ -2,90 +2,47 @@ import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
 import type { Access } from '../domain/access.ts';
-import { snippetOf } from '../domain/email-view.ts';
 import { pickBody, type GivenBody } from '../domain/message-body.ts';
 import { checkRecipientCount, requireAddress, requireAddresses } from '../domain/recipients.ts';
-import {
-  checkCallerVariables,
-  checkNamesSupplied,
-  renderedLength,
-  renderTemplate,
-  variablesUsed,
-  type Variables,
-} from '../domain/templates.ts';
-import { unsubscribeToken } from '../domain/unsubscribe.ts';
+import { checkCallerVariables, checkNamesSupplied, variablesUsed } from '../domain/templates.ts';
 import {
   forwardSubject,
   replyRecipients,
   replySubject,
   replyThreading,
 } from '../domain/threading.ts';
-import type { Address, Email, Mailbox, NewAttachment } from '../domain/types.ts';
-import type { BodyJob, Source } from '../mime/render-body.ts';
-import type { CheckedRequest, LargeField, LargeFieldName } from './checked-request.ts';
-import { RenderTimeout, sharedRenderPool, type BodyRenderer } from '../mime/render-pool.ts';
-import type { components } from '../../../spec/generated/openapi.d.ts';
+import type { Address, Email, Mailbox } from '../domain/types.ts';
+import type { CheckedRequest, LargeField } from './checked-request.ts';
+import { sharedRenderPool, type BodyRenderer } from '../mime/render-pool.ts';
 import type { Store } from '../store/store.ts';
-import { faultError, type FaultInjector, type FaultableOperation } from './faults.ts';
-import type { Arrival, LocalDelivery } from './local-delivery.ts';
+import { faultError, type FaultInjector } from './faults.ts';
+import type { LocalDelivery } from './local-delivery.ts';
 import type { EmulatorEvents } from '../events.ts';
+import { DraftRenderer } from './render-draft.ts';
+import {
+  fieldsOf,
+  uniqueAddresses,
+  type AttachmentSource,
+  type Draft,
+  type Rendered,
+  type RequestBody,
+} from './send-draft.ts';
+import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from './send-limits.ts';
+import { nextTurn, SendPersistence } from './send-persistence.ts';
 
-/** §8 limits on what one message carries. */
-export const MAX_ATTACHMENTS = 20;
-export const MAX_ATTACHMENT_BYTES = 3 * 1024 * 1024;
-export const MAX_MESSAGE_BYTES = 5 * 1024 * 1024;
-
-/** Bytes to attach, found by upload id for the key's owner (the attachments seam, §2.4). */
-export interface AttachmentSource {
-  resolve(
-    ownerId: string,
-    ids: string[],
-  ): { name: string; contentType: string; bytes: Uint8Array }[];
-}
-
-/** A message before rendering: every template still a template. */
-interface Draft {
-  operation: FaultableOperation;
-  mailbox: Mailbox;
-  from: Address;
-  to: Address[];
-  cc: Address[];
-  bcc: Address[];
-  /** Where each recipient came from, to name the field of a suppressed one. */
-  recipientFields: Map<string, string>;
-  subject: { template: string } | { literal: string };
-  preheader: string | undefined;
-  body: GivenBody | { kind: 'original'; text: string | null; html: string | null };
-  variables: Variables;
-  inReplyTo: string | null;
-  references: string[];
-  attachments: { name: string; contentType: string; bytes: Uint8Array }[];
-  /** The request's large strings as bytes (their fields above are empty): never decoded here. */
-  large: Partial<Record<LargeFieldName, LargeField>>;
-}
-
-interface Rendered {
-  subject: string;
-  preheader: string | null;
-  text: string | null;
-  html: string | null;
-  /** What the snippet is made from: the text part, else the HTML part's text. */
-  plain: string | null;
-  raw: Buffer;
-}
-
-/** A request body as spec/openapi.yaml defines it (types generated from the contract). */
-type RequestBody<Name extends keyof components['schemas']> = components['schemas'][Name];
+export type { AttachmentSource } from './send-draft.ts';
+export { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, MAX_MESSAGE_BYTES } from './send-limits.ts';
 
 /**
  * What creates mail (§4.3, §4.7, §4.8): checks every rule before anything is written, renders
- * templates (§2.6), builds the real MIME message, then in one transaction stores the sender's
+ * templates (§2.6) and builds the real MIME message (render-draft.ts), then stores the sender's
  * copy in `sent`, a copy in the inbox of every recipient that is a mailbox here, and captures
- * mail for everyone else in the outbox. With a delivery delay (`--delivery-delay-ms`), the
- * inbox copies are handed to `LocalDelivery` instead and arrive later, each in a transaction
- * of its own; the sender's copy and the outbox are never delayed.
+ * mail for everyone else in the outbox (send-persistence.ts), before it answers.
  */
 export class SendService {
+  private readonly drafts: DraftRenderer;
+  private readonly persistence: SendPersistence;
+
   constructor(
     private readonly store: Store,
     private readonly clock: Clock,
@@ -93,15 +50,18 @@ export class SendService {
     private readonly faults: FaultInjector,
     private readonly attachments: AttachmentSource,
     /** Signs unsubscribe links so they cannot be forged for another address. */
-    private readonly unsubscribeKey: string,
+    unsubscribeKey: string,
     /** The emulator's event bus (AppDeps.events): every stored email is published on it. */
-    private readonly events: EmulatorEvents,
-    private readonly onDelivered: (email: Email) => void = () => {},
+    events: EmulatorEvents,
+    onDelivered: (email: Email) => void = () => {},
     /** When inbox copies arrive; without it (or with no delay) at once, with the send. */
-    private readonly delivery?: LocalDelivery,
+    delivery?: LocalDelivery,
     /** Renders bodies: large ones on worker threads, so no send holds the event loop. */
-    private readonly renderer: BodyRenderer = sharedRenderPool,
-  ) {}
+    renderer: BodyRenderer = sharedRenderPool,
+  ) {
+    this.drafts = new DraftRenderer(renderer, unsubscribeKey);
+    this.persistence = new SendPersistence(store, ids, events, onDelivered, delivery);
+  }
 
   /** `body` was checked against SendEmailRequest at the edge (http/send-request.ts). */
   async send(access: Access, body: CheckedRequest, origin: string): Promise<Email> {
@@ -250,7 +210,7 @@ export class SendService {
       const key = personal ? recipient.address : '';
       let rendered = renderings.get(key);
       if (rendered === undefined) {
-        rendered = await this.render(draft, recipient, origin, messageId, now);
+        rendered = await this.drafts.render(draft, recipient, origin, messageId, now);
         renderings.set(key, rendered);
       }
       return rendered;
@@ -261,80 +221,19 @@ export class SendService {
     const fault = this.faults.take(draft.operation);
     if (fault?.mode === 'error') throw faultError(fault);
 
-    const delayed = this.delivery?.delayed ?? false;
-    const arrivals: { mailbox: string; arrive: Arrival }[] = [];
-    const sent = this.store.transaction(() => {
-      const sentCopy = this.copy(
-        draft,
-        primary,
-        { id: sentId, mailbox: draft.mailbox.address, folder: 'sent', read: true, bcc: draft.bcc },
-        messageId,
-        now,
-        now,
-      );
-      const external: Address[] = [];
-      const senderWorld = this.worldOf(draft.mailbox);
-      for (const recipient of recipients) {
-        const local = this.store.directory.getMailbox(recipient.address);
-        // D-70: a tenant's world is its own; mail to a mailbox of another world leaves through
-        // the outbox, as mail to another deployment would.
-        if (local === undefined || this.worldOf(local) !== senderWorld) {
-          external.push(recipient);
-          continue;
-        }
-        const rendered = personal ? (renderings.get(recipient.address) as Rendered) : primary;
-        const arrive = (at: Date) => {
-          const delivered = this.copy(
-            draft,
-            rendered,
-            {
-              id: this.ids.emailId(at),
-              mailbox: local.address,
-              folder: 'inbox',
-              read: false,
-              bcc: [],
-            },
-            messageId,
-            now,
-            at,
-          );
-          this.onDelivered(delivered);
-        };
-        if (delayed) arrivals.push({ mailbox: local.address, arrive });
-        else arrive(now);
-      }
-      const groups = personal ? external.map((r) => [r]) : external.length > 0 ? [external] : [];
-      for (const group of groups) {
-        const rendered = personal
-          ? (renderings.get((group[0] as Address).address) as Rendered)
-          : primary;
-        this.store.outbox.add(
-          {
-            id: this.ids.prefixed('out'),
-            sentEmailId: sentCopy.id,
-            from: draft.mailbox.address,
-            recipients: group.map((r) => r.address),
-            subject: rendered.subject,
-            messageId,
-            createdAt: now.toISOString(),
-          },
-          rendered.raw,
-          rendered.plain ?? '',
-        );
-      }
-      return sentCopy;
+    // A large body's parts were decoded in the turn its rendering came back: storing it waits
+    // for the next (issue 27 item 1).
+    await nextTurn();
+    const sent = await this.persistence.save({
+      draft,
+      primary,
+      renderings,
+      personal,
+      recipients,
+      sentId,
+      messageId,
+      now,
     });
-
-    // Queued only once the send is committed: a send that failed delivers nothing.
-    // A copy whose mailbox was deleted while it was on its way is dropped (a deployment would
-    // bounce it).
-    for (const { mailbox, arrive } of arrivals) {
-      this.delivery?.schedule((at) =>
-        this.store.transaction(() => {
-          if (this.store.directory.getMailbox(mailbox) !== undefined) arrive(at);
-        }),
-      );
-    }
     if (fault?.mode === 'timeout-after-commit') throw faultError(fault);
     return sent;
   }
@@ -355,139 +254,6 @@ export class SendService {
       draft.preheader === undefined ? [] : variablesUsed(draft.preheader),
       body,
     ];
-  }
-
-  private async render(
-    draft: Draft,
-    recipient: Address,
-    origin: string,
-    messageId: string,
-    now: Date,
-  ): Promise<Rendered> {
-    const values: Variables = {
-      ...draft.variables,
-      email: recipient.address,
-      unsubscribe_url: this.unsubscribeUrl(origin, recipient.address),
-    };
-    // Code points are at least half the code units: a subject that long once filled in is
-    // refused before it is made (variables could make it gigabytes).
-    if ('template' in draft.subject && renderedLength(draft.subject.template, values) > 2 * 998)
-      throw subjectTooLong();
-    const subject =
-      'template' in draft.subject
-        ? renderTemplate(draft.subject.template, values)
-        : draft.subject.literal;
-    if ([...subject].length > 998) throw subjectTooLong();
-    // Filled on the render thread, bounded there by the message limit (the preheader is kept
-    // on the email with or without an HTML part).
-    const preheader: BodyJob['preheader'] =
-      draft.preheader === undefined ? null : { template: draft.preheader, values };
-    let markdown: BodyJob['markdown'] = null;
-    let text: BodyJob['text'];
-    let html: Source | null;
-    switch (draft.body.kind) {
-      case 'markdown':
-        markdown = { template: draft.large.markdown ?? draft.body.source, values };
-        text = null;
-        html = null;
-        break;
-      case 'text':
-        text = { template: draft.large.text ?? draft.body.source, values };
-        html = null;
-        break;
-      case 'html':
-        text = null;
-        html = draft.large.html ?? draft.body.source; // §2.6: variables never apply to raw HTML
-        break;
-      case 'original':
-        ({ text, html } = draft.body);
-        break;
-    }
-    const result = await this.renderWithin(draft, {
-      markdown,
-      text,
-      html,
-      preheader,
-      message: {
-        from: draft.from,
-        to: draft.to,
-        cc: draft.cc,
-        subject,
-        messageId,
-        inReplyTo: draft.inReplyTo,
-        references: draft.references,
-        date: now,
-        attachments: draft.attachments,
-      },
-      maxBytes: MAX_MESSAGE_BYTES,
-    });
-    if (!result.ok) throw messageTooLarge(draft, result);
-    return { subject, ...result, raw: result.raw as Buffer };
-  }
-
-  /** Renders on the renderer; a render past its budget is the body's fault (D-67). */
-  private renderWithin(draft: Draft, job: BodyJob) {
-    return this.renderer.render(job).catch((error: unknown) => {
-      throw error instanceof RenderTimeout ? bodyTooComplex(draft, error) : error;
-    });
-  }
-
-  private copy(
-    draft: Draft,
-    rendered: Rendered,
-    place: { id: string; mailbox: string; folder: 'sent' | 'inbox'; read: boolean; bcc: Address[] },
-    messageId: string,
-    sentAt: Date,
-    receivedAt: Date,
-  ): Email {
-    const attachments: NewAttachment[] = draft.attachments.map((a) => ({
-      id: this.ids.uuid(),
-      ...a,
-    }));
-    const email: Email = {
-      id: place.id,
-      mailbox: place.mailbox,
-      folder: place.folder,
-      read: place.read,
-      starred: false,
-      from: draft.from,
-      to: draft.to,
-      cc: draft.cc,
-      bcc: place.bcc,
-      replyTo: [],
-      subject: rendered.subject,
-      snippet: snippetOf(rendered.plain),
-      text: rendered.text,
-      html: rendered.html,
-      preheader: rendered.preheader,
-      messageId,
-      inReplyTo: draft.inReplyTo,
-      references: draft.references,
-      receivedAt: receivedAt.toISOString(),
-      sentAt: sentAt.toISOString(),
-      attachmentCount: attachments.length,
-      attachments: attachments.map(({ id, name, contentType, bytes }) => ({
-        id,
-        name,
-        contentType,
-        size: bytes.length,
-      })),
-    };
-    // Attachment bytes live once, in blobs (§2.4); the encoded message is kept only where it
-    // leaves the deployment (the outbox), not in every mailbox copy.
-    this.store.emails.insert(email, attachments);
-this.events.publish({
-      type: 'email.stored',
-      emailId: email.id,
-      mailbox: email.mailbox,
-      folder: email.folder,
-    });
-    return email;
-  }
-
-  /** The tenant a mailbox belongs to (D-70), or undefined for the shared world. */
-  private worldOf(mailbox: Mailbox): string | undefined {
-    return this.store.tenants.idOfDomain(mailbox.domain);
   }
 
   private checkAttachmentLimits(draft: Draft): void {
@@ -522,80 +288,4 @@ this.events.publish({
       return { name: a.name, contentType: a.contentType, bytes: stored.bytes };
     });
   }
-
-  /** D-24: a per-recipient link that suppresses the address when opened; signed, so unforgeable. */
-  private unsubscribeUrl(origin: string, address: string): string {
-    return `${origin}/unsubscribe/${unsubscribeToken(this.unsubscribeKey, address)}`;
-  }
-}
-
-function fieldsOf(
-  to: Address[],
-  cc: Address[],
-  bcc: Address[],
-  derivedCc = 0,
-): Map<string, string> {
-  const fields = new Map<string, string>();
-  const add = (address: string, field: string) => {
-    if (!fields.has(address)) fields.set(address, field);
-  };
-  to.forEach((a) => add(a.address, 'to'));
-  // Cc derived from the original (reply-all) has no request field; name the list.
-  cc.forEach((a, i) => add(a.address, i < derivedCc ? 'cc' : `cc[${i - derivedCc}]`));
-  bcc.forEach((a, i) => add(a.address, `bcc[${i}]`));
-  return fields;
-}
-
-function uniqueAddresses(addresses: Address[]): Address[] {
-  const seen = new Set<string>();
-  return addresses.filter((a) => !seen.has(a.address) && seen.add(a.address));
-}
-
-function subjectTooLong(): ApiError {
-  return new ApiError(
-    'subject_too_long',
-    'subject is longer than 998 characters once variables are filled in.',
-    'subject',
-  );
-}
-
-/** D-67: a body whose rendering ran past the render thread's budget. */
-function bodyTooComplex(draft: Draft, timeout: RenderTimeout): ApiError {
-  return new ApiError(
-    'body_too_complex',
-    `The body took longer than ${timeout.budgetMs / 1000} s to render; nothing was sent. Send a simpler or shorter body.`,
-    draft.body.kind === 'original' ? undefined : draft.body.kind,
-  );
-}
-
-/**
- * D-42: names what to change. The files (`attachmentIds`) when the body alone would fit, else
- * the body's field (`markdown`, `html`, `text`), or no field for a forwarded original's body.
- */
-function messageTooLarge(
-  draft: Draft,
-  result: { bytes: number; atLeast: boolean; bodyAlone: boolean; preheaderAlone?: true },
-): ApiError {
-  const size = `${result.atLeast ? 'at least ' : ''}${result.bytes} bytes`;
-  const limit = `the platform accepts at most ${MAX_MESSAGE_BYTES} (5 MiB)`;
-  if (result.preheaderAlone === true) {
-    return new ApiError(
-      'message_too_large',
-      `The preheader, with its variables filled in, is ${size}; ${limit} for the whole message. Shorten the preheader.`,
-      'preheader',
-    );
-  }
-  if (draft.attachments.length > 0 && !result.bodyAlone) {
-    return new ApiError(
-      'message_too_large',
-      `The encoded message is ${size}; ${limit}. Put large files' url in the body instead.`,
-      'attachmentIds',
-    );
-  }
-  const field = draft.body.kind === 'original' ? undefined : draft.body.kind;
-  return new ApiError(
-    'message_too_large',
-    `The encoded message is ${size}; ${limit}. Shorten the body.`,
-    field,
-  );
 }
