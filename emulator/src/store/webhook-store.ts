@@ -17,12 +17,15 @@ export interface Webhook {
   createdAt: string;
 }
 
+/**
+ * One event to deliver to one webhook. Its `data` is kept apart, as the UTF-8 bytes of its JSON
+ * (`dataOf`): the detail of a large email is megabytes, read only when an attempt sends it.
+ */
 export interface Delivery {
   id: string;
   webhookId: string;
   event: string;
   emailId: string | null;
-  data: unknown;
   status: DeliveryStatus;
   attempts: number;
   nextAttemptAt: string | null;
@@ -54,7 +57,6 @@ interface DeliveryRow {
   webhook_id: string;
   event: string;
   email_id: string | null;
-  data_json: string;
   status: DeliveryStatus;
   attempts: number;
   next_attempt_at: string | null;
@@ -66,12 +68,14 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
   webhookId: r.webhook_id,
   event: r.event,
   emailId: r.email_id,
-  data: JSON.parse(r.data_json) as unknown,
   status: r.status,
   attempts: r.attempts,
   nextAttemptAt: r.next_attempt_at,
   createdAt: r.created_at,
 });
+
+/** A delivery's columns but its data: listing deliveries never reads their payloads. */
+const DELIVERY_COLUMNS = 'id, webhook_id, event, email_id, status, attempts, next_attempt_at, created_at';
 
 /** Webhooks, their deliveries and every attempt, for the dispatcher and the dashboard's history. */
 export class WebhookStore {
@@ -125,21 +129,33 @@ export class WebhookStore {
     this.sql.get('UPDATE webhooks SET consecutive_failures = ? WHERE id = ?').run(count, id);
   }
 
-  addDelivery(delivery: Delivery): Delivery {
+  /**
+   * Records a delivery with its `data` as JSON bytes, stored as given (a BLOB): storing and
+   * reading them back copies bytes, where a string of megabytes was encoded on the way in and
+   * decoded and parsed on the way out (issue 27 item 1).
+   */
+  addDelivery(delivery: Delivery, dataJson: Uint8Array): Delivery {
     this.sql
       .get(
         `INSERT INTO deliveries (id, webhook_id, event, email_id, data_json, status, attempts, next_attempt_at, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
-      .run(delivery.id, delivery.webhookId, delivery.event, delivery.emailId, JSON.stringify(delivery.data), delivery.status, delivery.attempts, delivery.nextAttemptAt, delivery.createdAt);
+      .run(delivery.id, delivery.webhookId, delivery.event, delivery.emailId, Buffer.from(dataJson.buffer, dataJson.byteOffset, dataJson.byteLength), delivery.status, delivery.attempts, delivery.nextAttemptAt, delivery.createdAt);
     return delivery;
+  }
+
+  /** A delivery's `data` as the UTF-8 bytes of its JSON (a row of a --db file from before holds text). */
+  dataOf(id: string): Buffer | undefined {
+    const row = this.sql.get('SELECT data_json FROM deliveries WHERE id = ?').get(id) as { data_json: Buffer | string } | undefined;
+    if (row === undefined) return undefined;
+    return typeof row.data_json === 'string' ? Buffer.from(row.data_json, 'utf8') : row.data_json;
   }
 
   /** Pending deliveries whose next attempt is due, oldest first. */
   due(now: string, limit: number): Delivery[] {
     return (
       this.sql
-        .get(`SELECT * FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
+        .get(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
         .all(now, limit) as DeliveryRow[]
     ).map(toDelivery);
   }
@@ -165,7 +181,7 @@ export class WebhookStore {
 
   /** The newest deliveries of a webhook with their attempts, newest first. */
   recentDeliveries(webhookId: string, limit: number): (Delivery & { attemptLog: Attempt[] })[] {
-    const rows = this.sql.get('SELECT * FROM deliveries WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?').all(webhookId, limit) as DeliveryRow[];
+    const rows = this.sql.get(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(webhookId, limit) as DeliveryRow[];
     const attempts = this.sql.get('SELECT number, at, status_code, error, latency_ms FROM delivery_attempts WHERE delivery_id = ? ORDER BY number');
     return rows.map((row) => ({
       ...toDelivery(row),

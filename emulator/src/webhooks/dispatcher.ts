@@ -64,20 +64,25 @@ export class WebhookDispatcher {
   /** §6.1: records a delivery for each webhook that may see this mailbox; runs in the caller's transaction. */
   enqueue(email: Email): void {
     const now = this.clock.now().toISOString();
+    // The detail is encoded once for every webhook that hears of it (megabytes for a large body).
+    let data: Buffer | undefined;
     for (const webhook of this.store.webhooks.list()) {
       if (!this.authorizes(webhook, email.mailbox)) continue;
       const paused = webhook.status === 'paused';
-      this.store.webhooks.addDelivery({
-        id: this.ids.prefixed('dlv'),
-        webhookId: webhook.id,
-        event: 'email.received',
-        emailId: email.id,
-        data: emailDetail(email),
-        status: paused ? 'paused' : 'pending', // D-35: recorded, not sent
-        attempts: 0,
-        nextAttemptAt: paused ? null : now,
-        createdAt: now,
-      });
+      data ??= Buffer.from(JSON.stringify(emailDetail(email)), 'utf8');
+      this.store.webhooks.addDelivery(
+        {
+          id: this.ids.prefixed('dlv'),
+          webhookId: webhook.id,
+          event: 'email.received',
+          emailId: email.id,
+          status: paused ? 'paused' : 'pending', // D-35: recorded, not sent
+          attempts: 0,
+          nextAttemptAt: paused ? null : now,
+          createdAt: now,
+        },
+        data,
+      );
     }
     setImmediate(() => void this.runDue());
   }
@@ -120,23 +125,26 @@ export class WebhookDispatcher {
   async sendTest(webhook: Webhook): Promise<AttemptOutcome> {
     const at = this.clock.now();
     const data = { test: true, message: 'Test delivery from the mailtwin control plane.' };
-    const { outcome, exchange } = await this.post(webhook, 'webhook.test', data, at);
+    const dataJson = Buffer.from(JSON.stringify(data), 'utf8');
+    const { outcome, exchange } = await this.post(webhook, 'webhook.test', dataJson, at);
     const id = this.ids.prefixed('dlv');
     const status = outcome.ok ? 'succeeded' : 'failed';
     // The attempt is itemized like any delivery's (§6.4: failures are visible), so a test that
     // the endpoint answered 401 shows that answer in the deliveries, not `attempts: []`.
     this.store.transaction(() => {
-      this.store.webhooks.addDelivery({
-        id,
-        webhookId: webhook.id,
-        event: 'webhook.test',
-        emailId: null,
-        data,
-        status,
-        attempts: 1,
-        nextAttemptAt: null,
-        createdAt: at.toISOString(),
-      });
+      this.store.webhooks.addDelivery(
+        {
+          id,
+          webhookId: webhook.id,
+          event: 'webhook.test',
+          emailId: null,
+          status,
+          attempts: 1,
+          nextAttemptAt: null,
+          createdAt: at.toISOString(),
+        },
+        dataJson,
+      );
       this.store.webhooks.recordAttempt(
         id,
         {
@@ -189,8 +197,10 @@ export class WebhookDispatcher {
       this.store.webhooks.pausePending(webhook.id);
       return;
     }
+    const data = this.store.webhooks.dataOf(delivery.id);
+    if (data === undefined) return; // deleted (with its webhook's tenant) since it was listed
     const at = this.clock.now();
-    const { outcome, exchange } = await this.post(webhook, delivery.event, delivery.data, at);
+    const { outcome, exchange } = await this.post(webhook, delivery.event, data, at);
     const number = delivery.attempts + 1;
     const attempt = {
       number,
@@ -233,17 +243,25 @@ export class WebhookDispatcher {
     this.publishAttempt(webhook.id, delivery.id, delivery.event, number, outcome, exchange);
   }
 
-  /** One signed POST (§6.2, §6.3): body and headers built for this attempt's moment. */
+  /**
+   * One signed POST (§6.2, §6.3): body and headers built for this attempt's moment. `data` is
+   * the JSON bytes of the event's data, placed into the body as they are: the body is the bytes
+   * of `JSON.stringify({ event, webhookId, timestamp, data })`, without parsing and encoding a
+   * large email's detail again for every attempt (issue 27 item 1).
+   */
   private async post(
     webhook: Webhook,
     event: string,
-    data: unknown,
+    data: Uint8Array,
     at: Date,
   ): Promise<{ outcome: AttemptOutcome; exchange: WebhookExchange }> {
     const timestamp = at.toISOString();
     const render = event === 'email.received' ? this.options.renderData : undefined;
-    const sent = render === undefined ? data : render(data);
-    const body = JSON.stringify({ event, webhookId: webhook.id, timestamp, data: sent });
+    const sent =
+      render === undefined
+        ? data
+        : Buffer.from(JSON.stringify(render(JSON.parse(decoder.decode(data)))), 'utf8');
+    const body = jsonWithData({ event, webhookId: webhook.id, timestamp }, sent);
     const secret = this.store.webhooks.secretOf(webhook.id) ?? '';
     const headers = {
       'Content-Type': 'application/json',
@@ -255,7 +273,16 @@ export class WebhookDispatcher {
     };
     const origin = this.options.selfOrigin() ?? 'http://127.0.0.1';
     const url = webhook.url.replace('{origin}', origin);
-    const exchange: WebhookExchange = { request: { url, headers, body }, response: null };
+    let shown: string | undefined;
+    // Decoded only if the dashboard shows it.
+    const request = {
+      url,
+      headers,
+      get body() {
+        return (shown ??= decoder.decode(body));
+      },
+    };
+    const exchange: WebhookExchange = { request, response: null };
     // A chaos rule acts before the endpoint is reached; its latency counts in the attempt's.
     const rule = this.options.chaos?.covers('webhook')
       ? this.options.chaos.decide({ surface: 'webhook', webhookId: webhook.id, event })
@@ -281,7 +308,7 @@ export class WebhookDispatcher {
         url: target.url,
         address: address as string,
         headers,
-        body: Buffer.from(body, 'utf8'),
+        body,
         timeoutMs: this.options.timeoutMs,
       });
       const ok = response.status >= 200 && response.status < 300;
@@ -304,3 +331,16 @@ export class WebhookDispatcher {
     }
   }
 }
+
+const decoder = new TextDecoder();
+
+/**
+ * The bytes of `JSON.stringify({ ...fields, data })` when `data` is the bytes of
+ * `JSON.stringify` of a value: `data` is copied in, never parsed.
+ */
+export function jsonWithData(fields: Record<string, string>, data: Uint8Array): Buffer {
+  const head = JSON.stringify(fields);
+  return Buffer.concat([Buffer.from(`${head.slice(0, -1)},"data":`, 'utf8'), data, CLOSE]);
+}
+
+const CLOSE = Buffer.from('}');

@@ -154,9 +154,9 @@ export const SUITE_POWER: readonly NamedMutant[] = [
     rule: '6.4-R3',
     bug: 'a retry carries a new email id, so a receiver deduplicating by email ID and webhook ID processes it twice',
     file: DISPATCHER,
-    find: 'const { outcome, exchange } = await this.post(webhook, delivery.event, delivery.data, at);',
+    find: 'const { outcome, exchange } = await this.post(webhook, delivery.event, data, at);',
     replace:
-      'const { outcome, exchange } = await this.post(webhook, delivery.event, delivery.attempts === 0 ? delivery.data : { ...(delivery.data as object), id: this.ids.emailId(at) }, at);',
+      'const { outcome, exchange } = await this.post(webhook, delivery.event, delivery.attempts === 0 ? data : Buffer.from(JSON.stringify({ ...(JSON.parse(data.toString()) as object), id: this.ids.emailId(at) })), at);',
     caughtBy: WEBHOOK_RETRIES,
   },
   {

@@ -276,7 +276,8 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     bug: 'the signature is computed over the body encoded as Latin-1 while its UTF-8 bytes go on the wire, so non-ASCII bodies fail verification',
     file: DISPATCHER,
     find: "'X-Service-Signature': signatureFor(secret, timestamp, body),",
-    replace: "'X-Service-Signature': signatureFor(secret, timestamp, Buffer.from(body, 'latin1')),",
+    replace:
+      "'X-Service-Signature': signatureFor(secret, timestamp, Buffer.from(body.toString('utf8'), 'latin1')),",
     caughtBy: WEBHOOK_SIGNED,
   },
   {
