@@ -4,11 +4,11 @@
 // ms of a half-second start, `npm run bench -- startup`). Modules loaded on demand stay chunks
 // of their own, loaded as before; every other package is imported from node_modules as usual.
 // Each module keeps its own `import.meta.url` (the file it was compiled to), so files it reads
-// beside itself are found. bin/compiled.js runs the bundle only while dist/ is current and the
-// packages inlined into it are the versions installed.
-import { readFileSync, writeFileSync } from 'node:fs';
+// beside itself are found. bin/compiled.js runs the bundle only while dist/ is current, which
+// includes the lockfile, so the packages copied in are the versions installed.
+import { readFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
-import { BUNDLE_DIR, DIST, installedVersion } from './compiled.js';
+import { BUNDLE_DIR, DIST, bundleName } from './compiled.js';
 
 /** Pure ES modules with no files of their own to read: safe to copy into the bundle. */
 const INLINED_PACKAGES = ['hono', '@hono/node-server'];
@@ -22,8 +22,8 @@ function packageOf(specifier) {
 /**
  * Bundles each compiled entry (a path under dist/, e.g. `emulator/src/main.js`) with esbuild
  * into dist/bundle/, all outputs in that one folder (so one relative path per module serves
- * whichever file it lands in), and writes the manifest bin/compiled.js reads. False when
- * esbuild is not installed.
+ * whichever file it lands in), each entry as `bundleName(entry)`. False when esbuild is not
+ * installed.
  */
 export async function bundleEntries(entries) {
   let build;
@@ -32,9 +32,11 @@ export async function bundleEntries(entries) {
   } catch {
     return false; // an install without devDependencies: dist/'s modules serve
   }
-  const outputName = (entry) => entry.replace(/\.js$/, '').replaceAll('/', '-');
   await build({
-    entryPoints: entries.map((entry) => ({ in: `${DIST}${entry}`, out: outputName(entry) })),
+    entryPoints: entries.map((entry) => ({
+      in: `${DIST}${entry}`,
+      out: bundleName(entry).replace(/\.js$/, ''),
+    })),
     outdir: BUNDLE_DIR,
     bundle: true,
     splitting: true,
@@ -76,12 +78,5 @@ export async function bundleEntries(entries) {
       },
     ],
   });
-  const manifest = {
-    entries: Object.fromEntries(entries.map((entry) => [entry, `${outputName(entry)}.js`])),
-    inlined: Object.fromEntries(
-      INLINED_PACKAGES.map((name) => [name, installedVersion(name, BUNDLE_DIR)]),
-    ),
-  };
-  writeFileSync(`${BUNDLE_DIR}manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`);
   return true;
 }

@@ -17,10 +17,17 @@ export type OpenApiDocument = Record<string, unknown> & { servers?: unknown; pat
  */
 export function loadSpec(path: string = SPEC_PATH): OpenApiDocument {
   const text = readFileSync(path, 'utf8');
-  const built = buildOutputs().get('yaml', [text], false);
-  if (built !== undefined) return built as OpenApiDocument;
-  const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  return parse(text) as OpenApiDocument;
+  return (buildOutputs().get('yaml', [text], false) ?? parseYaml(text)) as OpenApiDocument;
+}
+
+/** The `yaml` package (84 modules), loaded with its first use: a start with no --binding has none. */
+export function yamlPackage(): typeof import('yaml') {
+  return createRequire(import.meta.url)('yaml') as typeof import('yaml');
+}
+
+/** YAML's `parse`, loading the package on first use (yamlPackage). */
+export function parseYaml(text: string): unknown {
+  return yamlPackage().parse(text);
 }
 
 /**

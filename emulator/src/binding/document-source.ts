@@ -4,7 +4,7 @@
  * with a time-out) or a file, as YAML or JSON (YAML is a superset of JSON).
  */
 import { readFile } from 'node:fs/promises';
-import { parse } from 'yaml';
+import { parseYaml } from '../spec.ts';
 
 /** A document that cannot be read; the message names where from. */
 export class DocumentError extends Error {
@@ -25,7 +25,7 @@ export function isUrl(location: string): boolean {
 export async function readDocument(location: string, options: ReadOptions = {}): Promise<unknown> {
   const text = isUrl(location) ? await fetchText(location, options) : await readText(location);
   try {
-    return parse(text);
+    return parseYaml(text);
   } catch (error) {
     throw new DocumentError(`${location}: not YAML or JSON (${(error as Error).message})`);
   }

@@ -6,9 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import { parse } from 'yaml';
 import { newAjv2020 } from '../json-schema.ts';
 import { packagePath } from '../package-root.ts';
+import { parseYaml } from '../spec.ts';
 import {
   EMAIL_FIELDS,
   WEBHOOK_DATA_FIELDS,
@@ -31,7 +31,7 @@ let defaultBinding: Binding | undefined;
 
 /** spec/bindings/decisions.yaml: spec/DECISIONS.md written out, the emulator's own dialect. */
 export function loadDefaultBinding(): Binding {
-  defaultBinding ??= parse(readFileSync(DEFAULT_BINDING_PATH, 'utf8')) as Binding;
+  defaultBinding ??= parseYaml(readFileSync(DEFAULT_BINDING_PATH, 'utf8')) as Binding;
   return structuredClone(defaultBinding);
 }
 
@@ -45,7 +45,7 @@ export function loadBindingFile(path: string): Binding {
   }
   let document: unknown;
   try {
-    document = parse(text);
+    document = parseYaml(text);
   } catch (error) {
     throw new BindingError(`${path}: not YAML or JSON (${(error as Error).message})`);
   }
