@@ -20,6 +20,8 @@
 //   -> binding/ -> the leaves beside them (package-root.ts, canonical-json.ts)
 // run/config.ts and run/profiles.ts are the run's plan (which target, which profile, which
 // needs): a value every layer reads, importing nothing but binding/ types.
+// shared/ (the flag-table machinery both programs' commands use) imports nothing of either
+// program, so each may import it and neither imports the other through it.
 
 const E = '^emulator/src/';
 const S = '^conformance/src/';
@@ -61,8 +63,18 @@ module.exports = {
       name: 'no-circular',
       severity: 'error',
       comment: 'No module reaches itself through its imports, type-only imports included.',
-      from: { path: '^(emulator|conformance)/' },
+      from: { path: '^(emulator|conformance|shared)/' },
       to: { circular: true },
+    },
+
+    {
+      name: 'shared-is-neutral',
+      severity: 'error',
+      comment:
+        'shared/ holds what both programs use (the flag-table machinery): it imports nothing of ' +
+        'the emulator or the suite, so either may import it without reaching the other.',
+      from: { path: '^shared/' },
+      to: { path: '^(emulator|conformance)/' },
     },
 
     // ---- emulator ----

@@ -6,7 +6,7 @@ import { MAX_DELIVERY_DELAY_MS } from './services/local-delivery.ts';
 import type { SmtpLimits } from './smtp/smtp-limits.ts';
 import type { AllowedHosts } from './http/host-check.ts';
 import { packagePath } from './package-root.ts';
-import { defaultOf, parseArgsOptions } from './flag-table.ts';
+import { defaultOf, parseArgsOptions } from '../../shared/flag-table.ts';
 import { SERVE_FLAGS } from './serve-flags.ts';
 
 export { DEFAULT_SMTP_PORT, SERVE_FLAGS, SERVE_HELP } from './serve-flags.ts';

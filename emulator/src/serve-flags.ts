@@ -1,6 +1,6 @@
 import { DEFAULT_MAX_REQUEST_BYTES } from './http/request-body-limit.ts';
 import { DEFAULT_SMTP_LIMITS } from './smtp/smtp-limits.ts';
-import { HELP_FLAG, helpOptions, type Flag } from './flag-table.ts';
+import { HELP_FLAG, helpOptions, type Flag } from '../../shared/flag-table.ts';
 
 /** Mailpit's and many a test tool's SMTP port: unprivileged, and not 25 or 587. */
 export const DEFAULT_SMTP_PORT = 2525;

@@ -9,7 +9,7 @@ import { SERVE_FLAGS } from '../../emulator/src/serve-flags.ts';
 import { BINDING_FLAGS } from '../../emulator/src/commands/binding.ts';
 import { LISTEN_FLAGS } from '../../emulator/src/commands/listen.ts';
 import { TRIGGER_FLAGS } from '../../emulator/src/commands/trigger.ts';
-import { defaultText, flagUsage, type Flag } from '../../emulator/src/flag-table.ts';
+import { defaultText, flagUsage, type Flag } from '../../shared/flag-table.ts';
 import { CONFORMANCE_FLAGS } from '../../conformance/src/cli/flags.ts';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -8,8 +8,8 @@ import { cruise } from 'dependency-cruiser';
 import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
 import extractTSConfig from 'dependency-cruiser/config-utl/extract-ts-config';
 
-/** What the layers cover: both programs' sources and the suite's checks. */
-export const ROOTS = ['emulator/src', 'conformance/src', 'conformance/checks'];
+/** What the layers cover: both programs' sources, the suite's checks and what both share. */
+export const ROOTS = ['emulator/src', 'conformance/src', 'conformance/checks', 'shared'];
 
 /**
  * Cruises `roots` under `baseDir` with the rules of `configFile` and returns every violation.

@@ -2,7 +2,7 @@
 // description) and the parser, `--help` and the tables of docs/ are made from it. This holds
 // them together: a docs table edited by hand (or not regenerated with `npm run docs:flags`), a
 // help text that lists another flag, or a parser that takes another default fails here.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SERVE_FLAGS, SERVE_HELP, parseServeOptions } from '../../emulator/src/cli-options.ts';
@@ -21,7 +21,7 @@ import {
   TRIGGER_HELP,
   parseTriggerOptions,
 } from '../../emulator/src/commands/trigger.ts';
-import { flagUsage, helpOptions, type Flag } from '../../emulator/src/flag-table.ts';
+import { flagUsage, helpOptions, type Flag } from '../../shared/flag-table.ts';
 import {
   CONFORMANCE_FLAGS,
   CONFORMANCE_HELP,
@@ -162,12 +162,26 @@ describe('the parsers', () => {
   });
 });
 
-describe('flag-table.ts', () => {
-  it('is the same code in the emulator and the suite (each program keeps its own copy)', () => {
-    const code = (path: string) => {
-      const text = readFileSync(join(ROOT, path), 'utf8');
-      return text.slice(text.indexOf('export interface Flag'));
-    };
-    expect(code('conformance/src/cli/flag-table.ts')).toBe(code('emulator/src/flag-table.ts'));
+describe('shared/flag-table.ts', () => {
+  it('is the one flag table: no source of either program declares a Flag of its own', () => {
+    const declaring = ['emulator/src', 'conformance/src', 'shared'].flatMap((dir) =>
+      (readdirSync(join(ROOT, dir), { recursive: true }) as string[])
+        .filter((file) => file.endsWith('.ts') && !file.endsWith('.test.ts'))
+        .map((file) => `${dir}/${file}`)
+        .filter((path) => /\binterface Flag\b/.test(readFileSync(join(ROOT, path), 'utf8'))),
+    );
+    expect(declaring).toEqual(['shared/flag-table.ts']);
+  });
+
+  it.each([
+    'emulator/src/cli-options.ts',
+    'emulator/src/commands/binding.ts',
+    'emulator/src/commands/listen.ts',
+    'emulator/src/commands/trigger.ts',
+    'conformance/src/cli/options.ts',
+  ])('%s parses with it', (path) => {
+    expect(readFileSync(join(ROOT, path), 'utf8')).toMatch(
+      /import \{[^}]*\bparseArgsOptions\b[^}]*\} from '(\.\.\/)+shared\/flag-table\.ts';/,
+    );
   });
 });

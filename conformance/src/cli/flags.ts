@@ -1,6 +1,6 @@
 import { DEFAULT_DELIVERY_TIMEOUT_MS } from '../run/config.ts';
 import { PROFILES, PROFILE_NAMES } from '../run/profiles.ts';
-import { HELP_FLAG, helpOptions, wrap, type Flag } from './flag-table.ts';
+import { HELP_FLAG, helpOptions, wrap, type Flag } from '../../../shared/flag-table.ts';
 
 export const REPORT_FORMATS = ['console', 'junit', 'json', 'html', 'certificate'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { ProfileName, RunConfig } from '../run/config.ts';
 import { PROFILES, PROFILE_NAMES, isProfileName } from '../run/profiles.ts';
-import { defaultOf, parseArgsOptions } from './flag-table.ts';
+import { defaultOf, parseArgsOptions } from '../../../shared/flag-table.ts';
 import {
   CONFORMANCE_FLAGS,
   DEFAULT_REQUEST_TIMEOUT_MS,

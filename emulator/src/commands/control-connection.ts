@@ -1,5 +1,5 @@
 import { UsageError } from '../cli-options.ts';
-import type { Flag } from '../flag-table.ts';
+import type { Flag } from '../../../shared/flag-table.ts';
 
 /** The flags `mailtwin listen` and `mailtwin trigger` both take to find the emulator. */
 export const CONTROL_FLAGS = [

@@ -2,7 +2,13 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../cli-options.ts';
-import { HELP_FLAG, defaultOf, helpOptions, parseArgsOptions, type Flag } from '../flag-table.ts';
+import {
+  HELP_FLAG,
+  defaultOf,
+  helpOptions,
+  parseArgsOptions,
+  type Flag,
+} from '../../../shared/flag-table.ts';
 import {
   CONTROL_FLAGS,
   ControlError,

@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { UsageError } from '../cli-options.ts';
-import { HELP_FLAG, defaultOf, helpOptions, parseArgsOptions, type Flag } from '../flag-table.ts';
+import {
+  HELP_FLAG,
+  defaultOf,
+  helpOptions,
+  parseArgsOptions,
+  type Flag,
+} from '../../../shared/flag-table.ts';
 import {
   CONTROL_FLAGS,
   controlCall,

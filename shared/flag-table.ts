@@ -4,8 +4,9 @@ import type { ParseArgsConfig } from 'node:util';
  * One command-line flag, written once (issue 29 item 4): the parser's options
  * (`parseArgsOptions`), `--help` (`helpOptions`) and the tables of docs/ (`npm run docs:flags`)
  * are all made from it, and tests/unit/flag-docs.test.ts fails when any of them disagrees.
- * The emulator has the same few lines (emulator/src/flag-table.ts): the suite imports from the
- * emulator only what builds its in-process target, and the flag-docs test holds the two alike.
+ * Both programs' commands use this one table machinery: shared/ is neutral ground that imports
+ * nothing of the emulator or the suite (.dependency-cruiser.cjs), so the suite still imports
+ * nothing of the emulator but its in-process entry point.
  */
 export interface Flag {
   /** The long name, without `--`. */
