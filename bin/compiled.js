@@ -1,6 +1,7 @@
 // Whether dist/ (compiled by `npm run build`, which `npm ci` runs as `prepare` and `npm pack`
 // runs before packing) was built from exactly the sources in the tree now: a SHA-256 over the
-// compiled folders (tests aside), the tsconfig files and the build scripts, taken before
+// compiled folders (tests aside), the tsconfig files, the build scripts and the lockfile (the
+// bundle copies hono in; the build's outputs are made with yaml and mailparser), taken before
 // compiling and kept in dist/.sources-sha256. Content decides, so an edit, a checkout or a copy
 // of the tree can never run stale code; a fingerprint of sizes and times kept beside it only
 // saves reading every file when nothing was touched since the build. An installed package
@@ -8,18 +9,27 @@
 // is used as is.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const DIST = `${ROOT}dist/`;
 export const STAMP = `${DIST}.sources-sha256`;
-/** Start-up bundles of compiled entries (bin/bundle.js), and what each was made of. */
+/** Start-up bundles of compiled entries (bin/bundle.js). */
 export const BUNDLE_DIR = `${DIST}bundle/`;
 /** The folders `npm run build` compiles (tsconfig.build.json), each mirrored under dist/. */
 export const SOURCE_DIRS = ['emulator/src', 'conformance/src', 'conformance/checks', 'shared'];
-/** What else decides dist/'s content: the compiler's settings and the build scripts. */
-const BUILD_FILES = ['tsconfig.json', 'tsconfig.build.json', 'bin/build.js', 'bin/bundle.js'];
+/**
+ * What else decides dist/'s content: the compiler's settings, the build scripts, and the
+ * versions of the packages (package-lock.json): installing another version makes dist/ stale
+ * until rebuilt (a bare `npm install` rebuilds, as `prepare`).
+ */
+const BUILD_FILES = [
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'bin/build.js',
+  'bin/bundle.js',
+  'package-lock.json',
+];
 
 /** The files dist/ is made from (tests aside), as paths relative to the root, in a fixed order. */
 export function sourceFiles() {
@@ -97,38 +107,20 @@ export function compiledModule(path) {
   return current ? `${DIST}${path}` : undefined;
 }
 
-/**
- * The version of package `name` that a module in `fromDir` imports: the package.json of the
- * nearest `node_modules/<name>` above it, where Node looks (read directly, since a package's
- * `exports` may not list its package.json).
- */
-export function installedVersion(name, fromDir) {
-  for (let dir = fromDir; ; dir = dirname(dir)) {
-    const manifest = join(dir, 'node_modules', name, 'package.json');
-    if (existsSync(manifest)) return JSON.parse(readFileSync(manifest, 'utf8')).version;
-    if (dirname(dir) === dir) return undefined;
-  }
+/** The file of the start-up bundle of a compiled entry: `emulator/src/main.js` → emulator-src-main.js. */
+export function bundleName(entry) {
+  return `${entry.replace(/\.js$/, '').replaceAll('/', '-')}.js`;
 }
 
 /**
- * The start-up bundle of the compiled module at `path` (bin/bundle.js), if the build made one
- * and every package copied into it is still the version installed (an `npm install` of
- * another version without a rebuild would otherwise run the old copy); else undefined. Asked
- * only once dist/ is known current: the bundle is made by the build that writes the stamp.
+ * The start-up bundle of the compiled module at `path` (bin/bundle.js), if the build made one;
+ * else undefined. Asked only once dist/ is known current: the bundle is made by the build that
+ * writes the stamp, which covers the installed packages copied into it (an installed package's
+ * dependencies are the exact versions its package.json pins).
  */
 export function bundledModule(path, bundleDir = BUNDLE_DIR) {
-  let manifest;
-  try {
-    manifest = JSON.parse(readFileSync(`${bundleDir}manifest.json`, 'utf8'));
-  } catch {
-    return undefined; // no bundle (built without esbuild): the modules of dist/ serve
-  }
-  const file = manifest.entries?.[path];
-  if (file === undefined) return undefined;
-  for (const [name, version] of Object.entries(manifest.inlined ?? {})) {
-    if (installedVersion(name, bundleDir) !== version) return undefined;
-  }
-  return `${bundleDir}${file}`;
+  const file = `${bundleDir}${bundleName(path)}`;
+  return existsSync(file) ? file : undefined;
 }
 
 /**

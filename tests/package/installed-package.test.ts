@@ -48,7 +48,8 @@ describe('the npm package', () => {
     // What both programs share (the flag-table machinery) is compiled beside them.
     expect(packed).toContain('dist/shared/flag-table.js');
     expect(packed).toContain('dist/.sources-sha256');
-    expect(packed).toContain('dist/bundle/manifest.json');
+    expect(packed).toContain('dist/bundle/emulator-src-main.js');
+    expect(packed).toContain('dist/prebuilt.json');
     expect(packed).toEqual(expect.arrayContaining(['spec/openapi.yaml', 'fixtures/demo.json']));
     const typescript = packed.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'));
     expect(typescript).toEqual([]);
@@ -70,7 +71,7 @@ describe('the npm package', () => {
   it('installs offline with no tsx, TypeScript or test-only tool among the installed packages', () => {
     const installed = join(app, 'node_modules');
     expect(existsSync(join(installed, 'mailtwin/dist/emulator/src/main.js'))).toBe(true);
-    // The start-up bundle matches the hono installed beside it, so `mailtwin serve` runs it.
+    // The start-up bundle is there, so `mailtwin serve` runs it.
     const probe = `import(${JSON.stringify(join(installed, 'mailtwin/bin/compiled.js'))}).then((m) => process.stdout.write(String(m.bundledModule('emulator/src/main.js'))))`;
     expect(execFileSync(process.execPath, ['-e', probe], { cwd: app, encoding: 'utf8' })).toBe(
       join(installed, 'mailtwin/dist/bundle/emulator-src-main.js'),

@@ -8,10 +8,10 @@
  */
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { Document, isMap, isPair, isScalar, isSeq } from 'yaml';
 import { UsageError } from '../cli-options.ts';
 import { HELP_FLAG, helpOptions, parseArgsOptions, type Flag } from '../../../shared/flag-table.ts';
 import type { Binding } from '../binding/binding.ts';
+import { yamlPackage } from '../spec.ts';
 import { BindingError, bindingFrom, loadBindingFile } from '../binding/load.ts';
 import {
   DocumentError,
@@ -130,6 +130,7 @@ export function parseBindingOptions(
  * binding back.
  */
 export function bindingYaml(inferred: Inferred, location: string): string {
+  const { Document, isMap, isPair, isScalar, isSeq } = yamlPackage();
   const doc = new Document(inferred.binding);
   doc.commentBefore = ` Binding inferred from ${location} by mailtwin binding --from.\n Each entry's source: a JSON pointer into that document, or "default" (spec/bindings/decisions.yaml).`;
   const root = doc.contents;
