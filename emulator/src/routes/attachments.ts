@@ -1,6 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { ApiError, quoteForMessage } from '../errors.ts';
 import type { ApiEnv } from '../http/auth.ts';
+import { nextTurn } from '../services/next-turn.ts';
 import type { Download, IncomingFile, UploadService } from '../services/upload-service.ts';
 
 /** Serves stored bytes with their media type and a download name (RFC 6266). */
@@ -69,7 +70,11 @@ export function attachmentRoutes(uploads: UploadService): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
 
   app.post('/', async (c) => {
-    const upload = uploads.create(c.get('access').owner.id, await readUpload(c));
+    const file = await readUpload(c);
+    // The form was parsed and the file copied out in the turn its last bytes arrived; hashing
+    // and storing megabytes wait for a turn of their own (issue 27 item 1).
+    await nextTurn();
+    const upload = uploads.create(c.get('access').owner.id, file);
     const origin = new URL(c.req.url).origin;
     const { id, name, contentType, size } = upload;
     return c.json({ id, name, contentType, size, url: uploads.publicUrl(origin, upload) }, 201);

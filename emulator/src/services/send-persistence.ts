@@ -14,6 +14,7 @@ import type { Address, Email, Mailbox, NewAttachment } from '../domain/types.ts'
 import type { EmulatorEvents } from '../events.ts';
 import type { Store } from '../store/store.ts';
 import type { LocalDelivery } from './local-delivery.ts';
+import { nextTurn } from './next-turn.ts';
 import type { Draft, Rendered } from './send-draft.ts';
 
 /** What SendService decided and rendered, ready to be stored. */
@@ -31,9 +32,6 @@ export interface RenderedSend {
   messageId: string;
   now: Date;
 }
-
-/** Lets the event loop answer what is waiting before the next copy is stored. */
-export const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export class SendPersistence {
   constructor(

@@ -28,7 +28,8 @@ import {
   type RequestBody,
 } from './send-draft.ts';
 import { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS } from './send-limits.ts';
-import { nextTurn, SendPersistence } from './send-persistence.ts';
+import { nextTurn } from './next-turn.ts';
+import { SendPersistence } from './send-persistence.ts';
 
 export type { AttachmentSource } from './send-draft.ts';
 export { MAX_ATTACHMENT_BYTES, MAX_ATTACHMENTS, MAX_MESSAGE_BYTES } from './send-limits.ts';
