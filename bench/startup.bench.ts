@@ -1,4 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
+import { renameSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { percentile } from './measure.ts';
 import { cpuMsOf, freePort } from './processes.ts';
@@ -51,10 +52,24 @@ export async function timeToFirst200(
   }
 }
 
+/** What the build computed once for every start (emulator/src/prebuilt.ts). */
+const PREBUILT = fileURLToPath(new URL('../dist/prebuilt.json', import.meta.url));
+
+/** `timeToFirst200()` with dist/prebuilt.json moved aside, so the start computes it all. */
+async function withoutPrebuilt(): Promise<{ wallMs: number; cpuMs: number }> {
+  renameSync(PREBUILT, `${PREBUILT}.aside`);
+  try {
+    return await timeToFirst200();
+  } finally {
+    renameSync(`${PREBUILT}.aside`, PREBUILT);
+  }
+}
+
 /**
- * Start-up (issue 18 item 2): compiled (the start-up bundle of dist/, when current), the
- * compiled modules of dist/ without the bundle, and from source through tsx
- * (MAILTWIN_FROM_SOURCE=1), interleaved, 7 runs each: median and worst.
+ * Start-up (issue 18 item 2, issue 29 item 5): compiled (the start-up bundle of dist/, when
+ * current), the same without the build's outputs (dist/prebuilt.json), the compiled modules of
+ * dist/ without the bundle, and from source through tsx (MAILTWIN_FROM_SOURCE=1), interleaved,
+ * 7 runs each: median and worst; each line after the first is a start without one piece.
  */
 export async function benchStartup(print: (line: string) => void): Promise<void> {
   // Built now, so the compiled start is of the sources as they are (bin/mailtwin.js would
@@ -62,26 +77,26 @@ export async function benchStartup(print: (line: string) => void): Promise<void>
   const build = spawnSync(process.execPath, [BUILD], { encoding: 'utf8' });
   if (build.status !== 0)
     print(`npm run build failed, so both runs below are from source: ${build.stderr}`);
-  const runs = {
-    compiled: [] as number[],
-    compiledCpu: [] as number[],
-    modules: [] as number[],
-    modulesCpu: [] as number[],
-    tsx: [] as number[],
-    tsxCpu: [] as number[],
+  const kinds = {
+    compiled: () => timeToFirst200(),
+    unprebuilt: withoutPrebuilt,
+    modules: () => timeToFirst200({}, DIST_MODULES),
+    tsx: () => timeToFirst200({ MAILTWIN_FROM_SOURCE: '1' }),
   };
+  const runs = Object.fromEntries(
+    Object.keys(kinds).map((kind) => [kind, { wall: [] as number[], cpu: [] as number[] }]),
+  ) as Record<keyof typeof kinds, { wall: number[]; cpu: number[] }>;
   for (let i = 0; i < 7; i += 1) {
-    const compiled = await timeToFirst200();
-    runs.compiled.push(compiled.wallMs);
-    runs.compiledCpu.push(compiled.cpuMs);
-    const modules = await timeToFirst200({}, DIST_MODULES);
-    runs.modules.push(modules.wallMs);
-    runs.modulesCpu.push(modules.cpuMs);
-    const tsx = await timeToFirst200({ MAILTWIN_FROM_SOURCE: '1' });
-    runs.tsx.push(tsx.wallMs);
-    runs.tsxCpu.push(tsx.cpuMs);
+    for (const [kind, run] of Object.entries(kinds) as [
+      keyof typeof kinds,
+      typeof timeToFirst200,
+    ][]) {
+      const { wallMs, cpuMs } = await run();
+      runs[kind].wall.push(wallMs);
+      runs[kind].cpu.push(cpuMs);
+    }
   }
-  const line = (wall: number[], cpu: number[]) => {
+  const line = ({ wall, cpu }: { wall: number[]; cpu: number[] }) => {
     wall.sort((a, b) => a - b);
     cpu.sort((a, b) => a - b);
     return `median ${percentile(wall, 50).toFixed(0)} ms, worst ${(wall.at(-1) ?? Number.NaN).toFixed(0)} ms (CPU used by then: median ${percentile(cpu, 50).toFixed(0)} ms)`;
@@ -89,7 +104,8 @@ export async function benchStartup(print: (line: string) => void): Promise<void>
   print(
     `process start to first 200 on /openapi/v1/mailboxes (demo fixture, target ≤ 500 ms), 7 runs each, interleaved:`,
   );
-  print(`  bin/mailtwin.js, compiled (dist/bundle): ${line(runs.compiled, runs.compiledCpu)}`);
-  print(`  dist/'s modules without the bundle: ${line(runs.modules, runs.modulesCpu)}`);
-  print(`  bin/mailtwin.js, sources through tsx: ${line(runs.tsx, runs.tsxCpu)}`);
+  print(`  bin/mailtwin.js, compiled (dist/bundle): ${line(runs.compiled)}`);
+  print(`  the same without the build's outputs (dist/prebuilt.json): ${line(runs.unprebuilt)}`);
+  print(`  dist/'s modules without the bundle: ${line(runs.modules)}`);
+  print(`  bin/mailtwin.js, sources through tsx: ${line(runs.tsx)}`);
 }
