@@ -12,7 +12,14 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const TREES = ['emulator/src', 'conformance/src', 'conformance/checks', 'webhooks', 'bin'];
+const TREES = [
+  'emulator/src',
+  'conformance/src',
+  'conformance/checks',
+  'shared',
+  'webhooks',
+  'bin',
+];
 
 /** Every source file of the programs (their tests aside). */
 function sources(): string[] {
