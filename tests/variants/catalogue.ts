@@ -174,8 +174,8 @@ export const VARIANTS: readonly Variant[] = [
       },
       {
         file: EMAIL_STORE,
-        find: 'ORDER BY e.received_at DESC, e.id DESC LIMIT @limit',
-        replace: 'ORDER BY e.received_at DESC, e.id ASC LIMIT @limit',
+        find: "ORDER BY e.received_at DESC, e.id DESC ${limitOf('@limit')}",
+        replace: "ORDER BY e.received_at DESC, e.id ASC ${limitOf('@limit')}",
       },
     ],
   },

@@ -618,8 +618,8 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: 'D-17',
     bug: 'emails received at the same instant are ordered by id ascending instead of descending',
     file: 'emulator/src/store/email-store.ts',
-    find: 'ORDER BY e.received_at DESC, e.id DESC LIMIT @limit',
-    replace: 'ORDER BY e.received_at DESC, e.id ASC LIMIT @limit',
+    find: "ORDER BY e.received_at DESC, e.id DESC ${limitOf('@limit')}",
+    replace: "ORDER BY e.received_at DESC, e.id ASC ${limitOf('@limit')}",
     caughtBy: LISTING.model,
   },
   {

@@ -1,0 +1,76 @@
+/**
+ * The page query's statements keep their plan: SQLite prepares a statement again on the next
+ * run whenever a parameter its planner read is bound anew, and better-sqlite3 binds every
+ * parameter on every run. A bare parameter in a LIMIT is such a parameter, so each page was
+ * parsed and planned again on every request (issue 31 item 1's profile: sqlite3Reprepare under
+ * every list). Every LIMIT of every plan takes its parameter as an expression instead.
+ */
+import type Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import type { SearchPlan } from '../domain/search.ts';
+import type { EmailFilter } from '../domain/types.ts';
+import { pageQuery } from './page-query.ts';
+import type { Statements } from './statements.ts';
+
+/** Records every SQL text the page query runs; each answers no rows and a dense sample. */
+function recording(): { sql: Statements; texts: string[] } {
+  const texts: string[] = [];
+  const statement = {
+    raw: () => statement,
+    all: () => [],
+    get: () => ({ found: 400, oldestSampled: 1, newestRowid: 400 }),
+  };
+  const sql = {
+    get: (text: string) => {
+      texts.push(text);
+      return statement as unknown as Database.Statement;
+    },
+  } as unknown as Statements;
+  return { sql, texts };
+}
+
+const EVERY_FILTER: EmailFilter = {
+  mailbox: 'box@acme.test',
+  folder: 'inbox',
+  read: true,
+  starred: false,
+  fromContains: 'a',
+  subjectContains: 'b',
+  receivedFrom: '2026-01-01T00:00:00.000Z',
+  receivedBefore: '2026-02-01T00:00:00.000Z',
+};
+
+describe('page query statements', () => {
+  const cases: [string, EmailFilter, SearchPlan | undefined][] = [
+    ['a plain page', { mailbox: 'box@acme.test' }, undefined],
+    ['a page with every filter', EVERY_FILTER, undefined],
+    ...(['sort', 'walk', 'filter'] as const).map((plan): [string, EmailFilter, SearchPlan] => [
+      `a search by the ${plan} plan`,
+      { ...EVERY_FILTER, match: '"kalo"' },
+      plan,
+    ]),
+    [
+      'a search whose plan the sample picks',
+      { mailbox: 'box@acme.test', match: '"kalo"' },
+      undefined,
+    ],
+  ];
+  it.each(cases)('binds no LIMIT as a bare parameter in %s', (_name, filter, plan) => {
+    const { sql, texts } = recording();
+    const after = { receivedAt: '2026-01-15T00:00:00.000Z', id: 'em_1' };
+    pageQuery(
+      sql,
+      { ...(plan ? { plan } : {}), walkRows: 120, fallBack: true },
+      'e.id',
+      filter,
+      25,
+      after,
+    ).run(true);
+    expect(texts.length).toBeGreaterThan(0);
+    for (const text of texts) {
+      const limits = text.match(/LIMIT\s+[^\s)]+(\s+\+\s+0)?/g) ?? [];
+      expect(limits.length, text).toBeGreaterThan(0);
+      for (const limit of limits) expect(limit, text).toMatch(/^LIMIT @\w+ \+ 0$/);
+    }
+  });
+});
