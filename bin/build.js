@@ -35,6 +35,7 @@ import {
   STAMP,
   compiledModule,
   isInstalledPackage,
+  stampAfterBuild,
   stampFor,
 } from './compiled.js';
 
@@ -113,6 +114,6 @@ try {
     `mailtwin build: no start-up bundle, the emulator runs dist/'s modules: ${error.message}\n`,
   );
 }
-writeFileSync(STAMP, stamp);
+writeFileSync(STAMP, stampAfterBuild(stamp));
 process.stdout.write(`mailtwin build: ${SOURCE_DIRS.join(', ')} compiled to dist/\n`);
 if (!existsSync(`${DIST}emulator/src/main.js`)) process.exit(1);

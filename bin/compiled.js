@@ -81,10 +81,19 @@ export function sourcesFingerprint(files = sourceFiles()) {
 const RACY_MS = 2_000;
 
 /** The build stamp: the content hash, then the fingerprint (or an empty line), one per line. */
-export function stampFor(files = sourceFiles()) {
-  const now = Date.now();
+export function stampFor(files = sourceFiles(), now = Date.now()) {
   const racy = files.some((path) => now - statSync(`${ROOT}${path}`).mtimeMs < RACY_MS);
   return `${sourcesHash(files)}\n${racy ? '' : sourcesFingerprint(files)}\n`;
+}
+
+/**
+ * The stamp a build ends with: taken again once compiled, when the sources' content is still
+ * what was compiled (`before`, taken first), so an edit made just before building, too recent
+ * for a fingerprint then, no longer costs every start a read of every file; else `before`.
+ */
+export function stampAfterBuild(before, files = sourceFiles(), now = Date.now()) {
+  const after = stampFor(files, now);
+  return after.split('\n')[0] === before.split('\n')[0] ? after : before;
 }
 
 /** Whether this is an installed package: compiled code, no TypeScript sources beside it. */

@@ -12,6 +12,9 @@ import {
   compiledEntry,
   compiledModule,
   sourceFiles,
+  sourcesFingerprint,
+  sourcesHash,
+  stampAfterBuild,
   // @ts-expect-error: a plain JavaScript module of the bin scripts, without type declarations
 } from '../../bin/compiled.js';
 
@@ -26,6 +29,17 @@ describe('which start-up bundle bin/mailtwin.js runs', () => {
     expect(bundledModule('emulator/src/main.js', dir)).toBe(`${dir}emulator-src-main.js`);
     expect(bundledModule('conformance/src/cli/main.js', dir)).toBeUndefined();
     expect(bundledModule('emulator/src/main.js', `${join(scratch, 'none')}/`)).toBeUndefined();
+  });
+
+  it('ends a build with a fingerprint when an edit just before it left none, the content unchanged', () => {
+    const files = sourceFiles();
+    const hash = sourcesHash(files);
+    const later = Date.now() + 60_000; // no file is then touched within the racy moment
+    expect(stampAfterBuild(`${hash}\n\n`, files, later)).toBe(
+      `${hash}\n${sourcesFingerprint(files)}\n`,
+    );
+    // Sources edited during the build: the stamp stays that of what was compiled.
+    expect(stampAfterBuild('0123\n\n', files, later)).toBe('0123\n\n');
   });
 
   it('counts the lockfile among what dist/ is made from: another version installed makes it stale', () => {
