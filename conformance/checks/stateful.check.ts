@@ -56,7 +56,8 @@ rule(
         throw new MissingCapability('needs a mailbox it may write to (give --mailbox)');
       [mailbox, apiKey] = [given, target.apiKey];
       // The mailbox is the target's own: leave it as it was found (mail-watch.ts).
-      const watch = new MailWatch(api, apiKey, [mailbox], target.deliveryTimeoutMs);
+      // The model awaits each copy itself (and may delete it before the watch lists it).
+      const watch = new MailWatch(api, apiKey, [mailbox], target.deliveryTimeoutMs, false);
       await watch.start();
       cleanup(() => watch.removeAll());
     }

@@ -170,6 +170,9 @@ export async function recordSentToSelf(
   });
 }
 
+/** How far the target's clock may be behind this machine's, for the pages the watcher reads. */
+const CLOCK_MARGIN_MS = 2_000;
+
 /**
  * The listed emails `wanted` picks, listing again (after 100 ms, then every 250 ms) until one
  * is there or `deliveryTimeoutMs` has passed; with `real.arrivals`, one watcher of the mailbox
@@ -183,8 +186,10 @@ export async function arrived(
   const deadline = sentAt + (real.deliveryTimeoutMs ?? 0);
   const first = (await listAll(real)).filter(wanted);
   if (first.length > 0 || Date.now() >= deadline) return first;
-  // A minute's margin for the target's clock: the pages read stop below it.
-  if (real.arrivals !== undefined) return real.arrivals.awaitEmails(wanted, sentAt - 60_000);
+  // The watcher reads the newest page, and older pages only while they are newer than the
+  // send (less a margin for the target's clock): a copy received since is on them.
+  if (real.arrivals !== undefined)
+    return real.arrivals.awaitEmails(wanted, sentAt - CLOCK_MARGIN_MS);
   return waitingOnTarget(async () => {
     for (let wait = 100; ; wait = Math.min(wait * 2, 250)) {
       await new Promise((resolve) => setTimeout(resolve, wait));

@@ -78,6 +78,29 @@ describe('MailWatch (API world)', () => {
     target.held.push(email('copy-2', '2026-01-02T00:00:01Z'));
     expect((await reading).map((e) => e.id).sort()).toEqual(['copy-1', 'copy-2']);
   });
+
+  it('awaits no copy for a check that awaits its own: its clean-up never waits for one it deleted first', async () => {
+    const target = fakeTarget([]);
+    // Long enough that waiting it out would time the test out: the clean-up must not wait.
+    const watch = new MailWatch(target.api, 'sk-test', ['hello@acme.test'], 600_000, false);
+    await watch.start();
+    watch.recordWrite(sentTo('sent-1'));
+    target.held.push(email('sent-1', '2026-01-02T00:00:00Z', 'hello@acme.test'));
+    // Its copy arrived and the check deleted it before this watch listed it: never listed here.
+    const deleted: string[] = [];
+    (target.api as unknown as { request: unknown }).request = async ({
+      method,
+      path,
+    }: {
+      method?: string;
+      path: string;
+    }) => {
+      if (method === 'DELETE') deleted.push(path);
+      return response(method === 'DELETE' ? 204 : 200, { emails: target.held });
+    };
+    await watch.removeAll();
+    expect(deleted).toEqual(['/emails/sent-1']);
+  });
 });
 
 describe('MailWatch with a real client', () => {

@@ -54,6 +54,13 @@ export class MailWatch {
     private readonly apiKey: string,
     readonly mailboxes: readonly string[],
     private readonly timeoutMs: number,
+    /**
+     * Whether reads and the clean-up await the copies the check's writes send to the watched
+     * mailboxes. A check that awaits its own copies (the stateful model, which may delete one
+     * before this watch ever lists it) says no: the clean-up would otherwise wait out
+     * `--delivery-timeout` for a copy that is already gone.
+     */
+    private readonly awaitCopies = true,
   ) {
     // Every send, reply and forward through the check's client, whatever the check does with
     // the answer (a write answered outside the contract throws before the check sees it).
@@ -96,6 +103,7 @@ export class MailWatch {
     // request again) brings no new copy: awaiting one would wait out --delivery-timeout.
     if (this.created.has(sent.id)) return;
     this.created.add(sent.id);
+    if (!this.awaitCopies) return;
     const recipients = [sent.to, sent.cc, sent.bcc]
       .flatMap((list) => (Array.isArray(list) ? list : []))
       .map((entry) => String((entry as { address?: unknown })?.address ?? '').toLowerCase());
