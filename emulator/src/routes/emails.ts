@@ -4,7 +4,7 @@ import { emailDetail } from '../domain/email-view.ts';
 import { encodeCursor, parseListQuery } from '../domain/list-query.ts';
 import type { Email, Folder } from '../domain/types.ts';
 import type { ApiEnv } from '../http/auth.ts';
-import { readJsonObject } from '../http/json-body.ts';
+import { readJsonObject, SMALL_BODY_MAX_BYTES } from '../http/json-body.ts';
 import type { EmulatorEvents } from '../events.ts';
 import { answerReady } from '../http/response-cache.ts';
 import type { RequestValidator } from '../http/request-validator.ts';
@@ -57,7 +57,7 @@ export function emailRoutes(
 
   app.patch('/:emailId', async (c) => {
     const email = emailInScope(c, store);
-    const body = await readJsonObject(c);
+    const body = await readJsonObject(c, SMALL_BODY_MAX_BYTES);
     validator.check('UpdateEmailRequest', body);
     const changes = body as { folder?: Folder; read?: boolean; starred?: boolean };
     store.emails.update(email.id, changes);
