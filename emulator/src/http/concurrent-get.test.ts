@@ -13,7 +13,7 @@ import { serveWithJsonErrors } from './node-server.ts';
  * threads, the store): while the worst sends run, the event loop that answers every other
  * request is never held long. The target is a concurrent GET /mailboxes within 100 ms; what is
  * asserted is the CPU time of the longest turn of the event loop (which no other request can
- * interrupt), under 500 ms: CPU time, because a loaded machine stretches wall time many times
+ * interrupt), under 250 ms: CPU time, because a loaded machine stretches wall time many times
  * over (figures printed; `npm run bench -- stall` measures the GET's wall time from another
  * process). Before this round: 0.35-1.5 s to copy a 24 MB body, up to 3.7 s of CPU to index
  * one body.
@@ -58,13 +58,13 @@ afterAll(async () => {
  */
 const CLIENT = `
 const { parentPort, workerData } = require('node:worker_threads');
-const { port, auth, body } = workerData;
+const { port, auth, body, path, type } = workerData;
 const origin = 'http://127.0.0.1:' + port;
 (async () => {
   let done = false;
-  const sending = fetch(origin + '/openapi/v1/emails/send', {
+  const sending = fetch(origin + path, {
     method: 'POST',
-    headers: { ...auth, 'Content-Type': 'application/json' },
+    headers: { ...auth, 'Content-Type': type },
     body,
   }).then(async (r) => ({ status: r.status, text: (await r.text()).slice(0, 200) }));
   sending.finally(() => (done = true));
@@ -83,13 +83,15 @@ const origin = 'http://127.0.0.1:' + port;
 
 function sendFromThread(
   body: Buffer,
+  path = '/openapi/v1/emails/send',
+  type = 'application/json',
 ): Promise<{ status: number; text: string; slowestGet: number }> {
   // Moved, not copied: copying 24 MB into the message held this thread about 200 ms of CPU,
   // the client's cost, not the server's. (A Buffer this large has an ArrayBuffer of its own.)
   const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
   const worker = new Worker(CLIENT, {
     eval: true,
-    workerData: { port, auth, body: bytes },
+    workerData: { port, auth, body: bytes, path, type },
     transferList: [body.buffer as ArrayBuffer],
   });
   return new Promise((resolve, reject) => {
@@ -103,10 +105,17 @@ function sendFromThread(
 
 /**
  * The CPU time this thread (the event loop's) has used, in ms, from Linux's per-thread counters
- * (clock ticks of 10 ms); undefined where there are none. CPU time, not wall time: a loaded
- * machine stretches a slice's wall time many times over, but not the work it does.
+ * (the scheduler's nanoseconds, else clock ticks of 10 ms); undefined where there are none. CPU
+ * time, not wall time: a loaded machine stretches a slice's wall time many times over, but not
+ * the work it does.
  */
 function loopThreadCpuMs(): number | undefined {
+  try {
+    const schedstat = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8');
+    return Number(schedstat.split(' ')[0]) / 1e6;
+  } catch {
+    // no scheduler statistics: clock ticks below
+  }
   try {
     const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -140,15 +149,28 @@ function watchLongestTurn(): { stop: () => number | undefined } {
   };
 }
 
+const UPLOAD = 'multipart/form-data; boundary=concurrentget';
+
+/** §4.9: one file of `size` bytes as multipart/form-data. */
+const upload = (size: number) =>
+  Buffer.concat([
+    Buffer.from(
+      '--concurrentget\r\nContent-Disposition: form-data; name="file"; filename="a.bin"\r\n' +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    ),
+    Buffer.alloc(size, 7),
+    Buffer.from('\r\n--concurrentget--\r\n'),
+  ]);
+
 const sendBody = (fields: object) =>
   Buffer.from(
     JSON.stringify({ from: 'alice@acme.test', to: 'bob@acme.test', subject: 'S', ...fields }),
   );
 
 describe('one request never stalls the others (issue 27 item 1)', () => {
-  it('keeps every turn of the event loop under 500 ms of CPU while 24 MB and 4-5 MB sends run', async () => {
+  it('keeps every turn of the event loop under 250 ms of CPU while 24 MB and 4-5 MB sends and a 3 MiB upload run', async () => {
     // Built before measuring: making a 24 MB string costs this thread too.
-    const cases: [string, Buffer, number][] = [
+    const cases: [string, Buffer, number, string?, string?][] = [
       ['24 MB text (refused)', sendBody({ text: 'x'.repeat(24_000_000) }), 400],
       ['4.9 MB of words (stored and indexed)', sendBody({ text: 'word '.repeat(980_000) }), 201],
       [
@@ -158,31 +180,35 @@ describe('one request never stalls the others (issue 27 item 1)', () => {
         }),
         201,
       ],
+      ['3 MiB upload (stored)', upload(3 * 1024 * 1024), 201, '/openapi/v1/attachments', UPLOAD],
     ];
     // Warm: the validator compiles and the render threads start once per process.
     expect((await sendFromThread(sendBody({ text: 'w '.repeat(40_000) }))).status).toBe(201);
     const lines: string[] = [];
     let worst = 0;
-    for (const [name, body, status] of cases) {
+    for (const [name, body, status, path, type] of cases) {
       const histogram = monitorEventLoopDelay({ resolution: 10 });
       histogram.enable();
       const turns = watchLongestTurn();
-      const answer = await sendFromThread(body);
+      const answer = await sendFromThread(body, path, type);
       const longestTurnCpuMs = turns.stop();
       histogram.disable();
       expect(answer.status, answer.text).toBe(status);
       worst = Math.max(worst, longestTurnCpuMs ?? 0);
       lines.push(
-        `${name}: longest turn of the event loop ${longestTurnCpuMs ?? '(unmeasured)'} ms of CPU; ` +
+        `${name}: longest turn of the event loop ${longestTurnCpuMs?.toFixed(1) ?? '(unmeasured)'} ms of CPU; ` +
           `wall clock (stretched by the machine's load): event-loop delay max ` +
           `${(histogram.max / 1e6).toFixed(0)} ms, slowest GET ${answer.slowestGet.toFixed(0)} ms`,
       );
     }
     console.log(lines.join('\n'));
-    // Generous: five times the 100 ms target, in CPU time (which still varies with the load:
-    // 130 to 220 ms measured here for the 4.9 MB send). Before this round the 4 MB of distinct
-    // words took 2.3 to 3.7 s of CPU in one turn (indexing it); declared-body.test.ts and
-    // search-text.test.ts guard the two fixes exactly.
-    expect(worst).toBeLessThan(500);
+    // Generous: two and a half times the 100 ms target, in CPU time (which still varies with
+    // the load). The 4.9 MB send held one turn for 130 to 300 ms of CPU while it stored every
+    // copy and wrote its answer as a string in that turn; split (send-persistence.ts, the
+    // answer's bytes) it measured 75 ms, the upload 101 ms and the distinct words 84 ms at a
+    // load average of 15. Before the last round the 4 MB of distinct words took 2.3 to 3.7 s of
+    // CPU in one turn (indexing it). Exact guards: send-persistence.test.ts, attachments.test.ts,
+    // dispatcher-payload.test.ts, json-body.test.ts, declared-body.test.ts, search-text.test.ts.
+    expect(worst).toBeLessThan(250);
   }, 300_000);
 });
