@@ -541,7 +541,7 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: 'D-28',
     bug: 'PATCH parses its body with c.req.json(), skipping the Content-Type check, so text/plain is accepted',
     file: 'emulator/src/routes/emails.ts',
-    find: `    const body = await readJsonObject(c);
+    find: `    const body = await readJsonObject(c, SMALL_BODY_MAX_BYTES);
     validator.check('UpdateEmailRequest', body);`,
     replace: `    const body = (await c.req.json()) as Record<string, unknown>;
     validator.check('UpdateEmailRequest', body);`,
