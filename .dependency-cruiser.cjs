@@ -16,7 +16,7 @@
 // the store directly (routes/emails.ts, routes/control/), and mime/render-pool.ts runs the
 // edge's request parsing (http/prepare-request.ts) on its threads.
 // Conformance suite (conformance/src and conformance/checks), top to bottom:
-//   cli/ -> report/ -> run/ -> checks -> check/ -> worlds/ -> model/ -> client/ -> contract/
+//   cli/ -> report/ -> run/ -> checks -> check-runner/ -> worlds/ -> model/ -> client/ -> contract/
 //   -> binding/ -> the leaves beside them (package-root.ts, canonical-json.ts)
 // run/config.ts and run/profiles.ts are the run's plan (which target, which profile, which
 // needs): a value every layer reads, importing nothing but binding/ types.
@@ -32,7 +32,7 @@ const SUITE_LAYERS = [
   ['report', `${S}report/`],
   ['run', `${S}run/setup\\.ts$`],
   ['checks', `^conformance/checks/|${S}failing-checks/`],
-  ['check', `${S}check/`],
+  ['check-runner', `${S}check-runner/`],
   ['worlds', `${S}worlds/`],
   ['model', `${S}model/`],
   ['client', `${S}client/`],

@@ -14,7 +14,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { chargeTo, expectAt } from '../src/contract/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check-runner/check.ts';
 import type { ApiClient, ApiResponse } from '../src/client/client.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import {

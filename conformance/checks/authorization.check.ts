@@ -8,7 +8,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expectAt } from '../src/contract/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check-runner/check.ts';
 import type { ApiClient, ApiResponse, RequestOptions } from '../src/client/client.ts';
 import type { KeyRole } from '../src/run/config.ts';
 import { ControlClient, createTenant, type CreatedKey } from '../src/client/control-client.ts';

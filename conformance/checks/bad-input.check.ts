@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { expectAt } from '../src/contract/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check-runner/check.ts';
 import { expectRefusal, expectSuccess } from '../src/model/statuses.ts';
 import { world, expectError } from '../src/worlds/send-world.ts';
 

@@ -8,7 +8,7 @@
  */
 import { expect } from 'vitest';
 import { expectAt } from '../src/contract/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check-runner/check.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import { expectSuccess, world } from '../src/worlds/send-world.ts';
 

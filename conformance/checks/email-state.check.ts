@@ -6,7 +6,7 @@
  * the control world: the email it changes is the copy that arrived in box 1 (§4.3).
  */
 import { expectAt } from '../src/contract/charge.ts';
-import { rule, type CheckContext } from '../src/check/check.ts';
+import { rule, type CheckContext } from '../src/check-runner/check.ts';
 import { expectRefusal, expectSuccess } from '../src/model/statuses.ts';
 import {
   expectSuccess as expectDone,

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { expectAt } from '../src/contract/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check-runner/check.ts';
 import type { ApiClient, ApiResponse } from '../src/client/client.ts';
 import type { Need } from '../src/run/config.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';

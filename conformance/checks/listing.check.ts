@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { chargeTo, expectAt } from '../src/contract/charge.ts';
-import { rule, type CheckContext } from '../src/check/check.ts';
+import { rule, type CheckContext } from '../src/check-runner/check.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import {
   expectedListing,

@@ -3,7 +3,7 @@
  * openapi.json must be OpenAPI 3.1 and describe exactly the contract's operations and webhook.
  */
 import { expectAt } from '../src/contract/charge.ts';
-import { rule } from '../src/check/check.ts';
+import { rule } from '../src/check-runner/check.ts';
 import { openApi31Violations, operationKeys } from '../src/contract/openapi-document.ts';
 
 type Document = {

@@ -11,7 +11,7 @@
  */
 import { simpleParser } from 'mailparser';
 import { expectAt } from '../src/contract/charge.ts';
-import { rule } from '../src/check/check.ts';
+import { rule } from '../src/check-runner/check.ts';
 import { expectEmailsMade, expectSameOrNewEmail } from '../src/worlds/identical-requests.ts';
 import {
   addresses,

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
 import { expectAt } from '../src/contract/charge.ts';
-import { MissingCapability, rule, type CheckContext } from '../src/check/check.ts';
+import { MissingCapability, rule, type CheckContext } from '../src/check-runner/check.ts';
 import { createTenant, type OutboxEntry } from '../src/client/control-client.ts';
 import { expectEmailsMade, expectSameOrNewEmail } from '../src/worlds/identical-requests.ts';
 import {

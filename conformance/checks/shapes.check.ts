@@ -6,7 +6,7 @@
  * second (send-world.ts), so they run on any target given mailboxes and --destructive.
  */
 import { expectAt } from '../src/contract/charge.ts';
-import { rule } from '../src/check/check.ts';
+import { rule } from '../src/check-runner/check.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import { expectSuccess } from '../src/model/statuses.ts';
 import { world } from '../src/worlds/send-world.ts';

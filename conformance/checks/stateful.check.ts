@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
-import { MissingCapability, rule } from '../src/check/check.ts';
+import { MissingCapability, rule } from '../src/check-runner/check.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import { MailWatch } from '../src/worlds/mail-watch.ts';
 import { checkDecided, emptyModel, type Real } from '../src/model/mailbox-model.ts';

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { simpleParser } from 'mailparser';
 import { expectAt } from '../src/contract/charge.ts';
-import { rule } from '../src/check/check.ts';
+import { rule } from '../src/check-runner/check.ts';
 import {
   expectCreated,
   expectError,

@@ -13,7 +13,7 @@
 import { createHmac } from 'node:crypto';
 import { verifyWebhook } from 'mailtwin/webhooks';
 import { chargeTo, expectAt } from '../src/contract/charge.ts';
-import { rule, type CheckContext } from '../src/check/check.ts';
+import { rule, type CheckContext } from '../src/check-runner/check.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import type { ApiClient } from '../src/client/client.ts';
 import { randomTag, world, type World } from '../src/worlds/send-world.ts';

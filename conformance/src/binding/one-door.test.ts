@@ -19,7 +19,7 @@ const SENDERS: Record<string, string> = {
   'conformance/src/cli/preflight.ts':
     'asks GET /mailboxes before any check, reading the answer through the dialect',
   'conformance/src/binding/target-binding.ts': "reads the target's published document",
-  'conformance/src/check/check.ts': "reads the target's published document in each worker",
+  'conformance/src/check-runner/check.ts': "reads the target's published document in each worker",
   'conformance/src/worlds/targets.ts': 'builds the target: the in-process app or fetch itself',
   'conformance/src/client/target.ts': 'declares the `fetch` every target answers (sends nothing)',
 };

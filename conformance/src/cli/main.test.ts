@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TRACE_ENV } from '../check/check.ts';
+import { TRACE_ENV } from '../check-runner/check.ts';
 import { createApp, defaultDeps } from '../../../emulator/src/app.ts';
 import type { JsonReport } from '../report/json.ts';
 import { PACKAGE_ROOT } from '../../../emulator/src/package-root.ts';

@@ -293,7 +293,7 @@ async function dryRun(
 async function collectChecks(
   paths: string[],
 ): Promise<{ checks: (CollectedCheck & { path: string })[]; problems: string[] }> {
-  const { declaredChecks } = await import('../check/check.ts');
+  const { declaredChecks } = await import('../check-runner/check.ts');
   const checks: (CollectedCheck & { path: string })[] = [];
   const problems: string[] = [];
   for (const path of paths) {

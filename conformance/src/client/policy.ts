@@ -64,7 +64,7 @@ export function enforcePolicy(
   if (!policy.writes) {
     throw new UndeclaredWrite(
       `this check sent ${method} ${url.pathname} but does not declare needs: ['destructive'] ` +
-        '(conformance/src/check/check.ts): a check that may write through the API must say so, ' +
+        '(conformance/src/check-runner/check.ts): a check that may write through the API must say so, ' +
         'so that --profile read-only and targets without --destructive leave it out',
     );
   }

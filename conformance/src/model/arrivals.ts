@@ -1,6 +1,6 @@
 /**
  * One watcher of a mailbox for every model sequence awaiting mail in it (issue 31 item 3):
- * sequences run side by side (check/property.ts) each await the copy their send delivers, and
+ * sequences run side by side (check-runner/property.ts) each await the copy their send delivers, and
  * one listing of the mailbox's newest mail answers them all, instead of each walking its own
  * search every 250 ms. Each sequence recognises its copy by what it tagged (its subject carries
  * the sequence's own word), never by order or time.

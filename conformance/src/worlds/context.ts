@@ -15,7 +15,7 @@ export interface CheckContext {
    * Runs a fast-check property with the run's seed. On failure the shrunk case is run once
    * more, so the report shows its own HTTP exchanges and says whether it still fails.
    * `concurrency` runs that many cases at once, for cases that cannot see each other
-   * (check/property.ts); the verdict and the report of a failure are as one at a time.
+   * (check-runner/property.ts); the verdict and the report of a failure are as one at a time.
    */
   property<T>(
     arbitrary: fc.Arbitrary<T>,
