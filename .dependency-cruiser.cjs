@@ -9,7 +9,7 @@
 //   routes/, http/, dashboard/, binding/, chaos/    the edge: parse, authorize, validate, render
 //   smtp/, fixtures/                                other ways in, through the services
 //   services/                                       use cases
-//   webhooks/, mime/                                delivery and messages, for the services
+//   webhook-delivery/, mime/                        delivery and messages, for the services
 //   domain/, store/                                 rules and persistence
 //   errors.ts, clock.ts, ids.ts, events.ts, spec.ts the leaves every layer may use
 // in-process.ts is the one module the suite may import. Not yet enforced: routes/ still read
@@ -82,12 +82,12 @@ module.exports = {
       name: 'emulator-nothing-below-http-imports-it',
       severity: 'error',
       comment:
-        'http/ is the edge (auth, limits, request validation): services, domain, store, webhooks, ' +
+        'http/ is the edge (auth, limits, request validation): services, domain, store, webhook-delivery, ' +
         'smtp, fixtures and the shared leaves never import it. (mime/render-pool.ts is a thread ' +
         "pool: it runs the edge's request parsing, http/prepare-request.ts, beside body rendering.)",
       from: {
         path:
-          `${E}(services|domain|store|webhooks|smtp|fixtures)/` +
+          `${E}(services|domain|store|webhook-delivery|smtp|fixtures)/` +
           `|${E}(errors|clock|ids|events|spec|json-schema|package-root|prebuilt)\\.ts$`,
       },
       to: { path: `${E}http/` },
@@ -96,7 +96,7 @@ module.exports = {
       name: 'emulator-services-below-the-edge',
       severity: 'error',
       comment:
-        'services/ are use cases: they import domain/, store/, webhooks/, mime/ and leaves, never ' +
+        'services/ are use cases: they import domain/, store/, webhook-delivery/, mime/ and leaves, never ' +
         'routes, the dashboard, the composition root, its wiring types or the program ' +
         '(http/: the rule above).',
       from: { path: `${E}services/` },
@@ -152,7 +152,7 @@ module.exports = {
       from: {
         path:
           `${E}(app|deps|in-process)\\.ts$` +
-          `|${E}(routes|http|dashboard|services|domain|store|webhooks|mime|smtp|fixtures|binding)/`,
+          `|${E}(routes|http|dashboard|services|domain|store|webhook-delivery|mime|smtp|fixtures|binding)/`,
       },
       to: { path: `${E}cli-options\\.ts$` },
     },

@@ -15,7 +15,7 @@ export default defineConfig({
     include: narrowedTo ?? [
       'emulator/src/domain/**/*.test.ts',
       'emulator/src/services/**/*.test.ts',
-      'emulator/src/webhooks/**/*.test.ts',
+      'emulator/src/webhook-delivery/**/*.test.ts',
       'emulator/src/routes/**/*.test.ts',
       'tests/unit/webhook-verifier.test.ts',
       'tests/unit/example-receiver.test.ts',

@@ -25,9 +25,9 @@ import type { WebhookService } from './services/webhook-service.ts';
 import type { WebhookSink } from './services/webhook-sink.ts';
 import type { OpenApiDocument } from './spec.ts';
 import type { Store } from './store/store.ts';
-import type { Connector } from './webhooks/connector.ts';
-import type { WebhookDispatcher } from './webhooks/dispatcher.ts';
-import type { Resolver } from './webhooks/endpoint-guard.ts';
+import type { Connector } from './webhook-delivery/connector.ts';
+import type { WebhookDispatcher } from './webhook-delivery/dispatcher.ts';
+import type { Resolver } from './webhook-delivery/endpoint-guard.ts';
 
 /** What the app is built from; everything with state or side effects is injected here. */
 export interface AppDeps {

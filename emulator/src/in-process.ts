@@ -2,8 +2,8 @@ import { createApp, defaultDeps } from './app.ts';
 import type { AppDeps } from './deps.ts';
 import { loadBindingFile } from './binding/load.ts';
 
-export { httpConnector, type Connector } from './webhooks/connector.ts';
-export type { Resolver } from './webhooks/endpoint-guard.ts';
+export { httpConnector, type Connector } from './webhook-delivery/connector.ts';
+export type { Resolver } from './webhook-delivery/endpoint-guard.ts';
 
 /** What the suite sets of an in-process emulator: its deps, and a binding file to speak. */
 export interface InProcessOptions extends Partial<Omit<AppDeps, 'binding'>> {

@@ -3,8 +3,8 @@ import { createApp, createServices, defaultDeps } from './app.ts';
 import { DEFAULT_FIXTURES } from './cli-options.ts';
 import { loadFixtureFile } from './fixtures/load-fixture.ts';
 import { RequestLog, bufferedStdout, type LogFormat } from './request-log.ts';
-import type { Connector } from './webhooks/connector.ts';
-import type { Resolver } from './webhooks/endpoint-guard.ts';
+import type { Connector } from './webhook-delivery/connector.ts';
+import type { Resolver } from './webhook-delivery/endpoint-guard.ts';
 
 const DEMO_KEY = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
 const TOKEN = 'mt_request-log';

@@ -47,7 +47,7 @@ const TREE: Record<string, string[]> = {
   'emulator/src/app.ts': ["import { DEFAULT } from './cli-options.ts';"],
   'emulator/src/cli-options.ts': [],
   // emulator-event-bus-injected
-  'emulator/src/webhooks/dispatcher.ts': ["import { eventsOf } from '../events.ts';"],
+  'emulator/src/webhook-delivery/dispatcher.ts': ["import { eventsOf } from '../events.ts';"],
   'emulator/src/events.ts': [],
   // suite-one-door-into-the-emulator
   'conformance/src/cli/main.ts': [

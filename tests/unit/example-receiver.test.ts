@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { VerifiedWebhook } from 'mailtwin/webhooks';
 import { createReceiver, type ReceiverOptions } from '../../examples/receiver.ts';
-import { signatureFor } from '../../emulator/src/webhooks/signature.ts';
+import { signatureFor } from '../../emulator/src/webhook-delivery/signature.ts';
 
 const SECRET = 'whsec_example_receiver_8Hq2XwVn4Lp9';
 const WEBHOOK_ID = 'wh_01JD8Z7R2M3N4P5Q6R7S8T9V0W';

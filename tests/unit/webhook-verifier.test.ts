@@ -15,7 +15,7 @@ import {
   type VerifyWebhookOptions,
   type WebhookVerificationErrorCode,
 } from 'mailtwin/webhooks';
-import { signatureFor } from '../../emulator/src/webhooks/signature.ts';
+import { signatureFor } from '../../emulator/src/webhook-delivery/signature.ts';
 
 interface Vector {
   name: string;

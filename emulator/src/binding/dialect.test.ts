@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packagePath } from '../package-root.ts';
 import { bootDemo } from '../test-helpers/binding-app.ts';
-import type { OutgoingDelivery } from '../webhooks/connector.ts';
-import { signatureFor } from '../webhooks/signature.ts';
+import type { OutgoingDelivery } from '../webhook-delivery/connector.ts';
+import { signatureFor } from '../webhook-delivery/signature.ts';
 import { DEFAULT_BINDING_PATH, loadBindingFile } from './load.ts';
 
 const variant = (name: string) =>

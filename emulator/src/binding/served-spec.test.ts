@@ -6,7 +6,7 @@ import { newAjv2020 } from '../json-schema.ts';
 import { packagePath } from '../package-root.ts';
 import { loadSpec, type OpenApiDocument } from '../spec.ts';
 import { bootDemo } from '../test-helpers/binding-app.ts';
-import type { OutgoingDelivery } from '../webhooks/connector.ts';
+import type { OutgoingDelivery } from '../webhook-delivery/connector.ts';
 import type { Binding } from './binding.ts';
 import { bindingFrom, loadBindingFile } from './load.ts';
 import { servedSpec } from './served-spec.ts';

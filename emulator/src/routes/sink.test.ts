@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
-import { signatureFor } from '../webhooks/signature.ts';
+import { signatureFor } from '../webhook-delivery/signature.ts';
 
 function world() {
   const deps = defaultDeps({ allowLoopbackWebhooks: true, logError: () => {} });

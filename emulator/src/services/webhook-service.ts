@@ -4,8 +4,8 @@ import type { Ids } from '../ids.ts';
 import { SCOPES, type Scope } from '../domain/types.ts';
 import type { Store } from '../store/store.ts';
 import type { Attempt, Webhook } from '../store/webhook-store.ts';
-import type { AttemptOutcome, WebhookDispatcher } from '../webhooks/dispatcher.ts';
-import { checkWebhookUrl, UnsafeWebhookTarget } from '../webhooks/endpoint-guard.ts';
+import type { AttemptOutcome, WebhookDispatcher } from '../webhook-delivery/dispatcher.ts';
+import { checkWebhookUrl, UnsafeWebhookTarget } from '../webhook-delivery/endpoint-guard.ts';
 import { requireText } from './directory-service.ts';
 
 /** A webhook and one attempt of a delivery, as the dashboard shows them. */

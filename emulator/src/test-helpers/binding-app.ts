@@ -9,7 +9,7 @@ import { ControllableClock } from '../clock.ts';
 import { loadFixtureFile } from '../fixtures/load-fixture.ts';
 import type { Ids } from '../ids.ts';
 import { packagePath } from '../package-root.ts';
-import type { Connector } from '../webhooks/connector.ts';
+import type { Connector } from '../webhook-delivery/connector.ts';
 
 export const DEMO_KEY = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
 const T0 = Date.parse('2026-11-20T10:02:11.482Z');

@@ -46,8 +46,8 @@ const AUTH = 'emulator/src/http/auth.ts';
 const APP = 'emulator/src/app.ts';
 const SPEC = 'spec/openapi.yaml';
 const SENDING_ROUTES = 'emulator/src/routes/sending.ts';
-const DISPATCHER = 'emulator/src/webhooks/dispatcher.ts';
-const GUARD = 'emulator/src/webhooks/endpoint-guard.ts';
+const DISPATCHER = 'emulator/src/webhook-delivery/dispatcher.ts';
+const GUARD = 'emulator/src/webhook-delivery/endpoint-guard.ts';
 const SEND_SERVICE = 'emulator/src/services/send-service.ts';
 const UPLOADS = 'emulator/src/services/upload-service.ts';
 
@@ -163,7 +163,7 @@ export const SUITE_POWER: readonly NamedMutant[] = [
     id: 'M-250',
     rule: '6.2-R1',
     bug: 'deliveries are sent as PUT instead of POST',
-    file: 'emulator/src/webhooks/connector.ts',
+    file: 'emulator/src/webhook-delivery/connector.ts',
     within: 'httpConnector',
     find: "      method: 'POST',",
     replace: "      method: 'PUT',",

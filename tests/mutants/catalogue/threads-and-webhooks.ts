@@ -45,7 +45,7 @@ const WEBHOOK_URLS = 'refuses webhook endpoints that are not public http(s) URLs
 const SEND_SERVICE = 'emulator/src/services/send-service.ts';
 const THREADING = 'emulator/src/domain/threading.ts';
 const SENDING_ROUTES = 'emulator/src/routes/sending.ts';
-const DISPATCHER = 'emulator/src/webhooks/dispatcher.ts';
+const DISPATCHER = 'emulator/src/webhook-delivery/dispatcher.ts';
 
 export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
   // --- reply (§4.7, D-22) ---
@@ -256,7 +256,7 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     id: 'M-221',
     rule: '6.3-R1',
     bug: 'the signed input joins timestamp and body without the period: <timestamp><raw_body>',
-    file: 'emulator/src/webhooks/signature.ts',
+    file: 'emulator/src/webhook-delivery/signature.ts',
     find: '.update(`${timestamp}.`)',
     replace: '.update(timestamp)',
     caughtBy: WEBHOOK_SIGNED,
@@ -265,7 +265,7 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     id: 'M-222',
     rule: 'D-36',
     bug: 'the HMAC key is the secret without its whsec_ prefix',
-    file: 'emulator/src/webhooks/signature.ts',
+    file: 'emulator/src/webhook-delivery/signature.ts',
     find: "createHmac('sha256', secret).update(",
     replace: "createHmac('sha256', secret.replace(/^whsec_/, '')).update(",
     caughtBy: WEBHOOK_SIGNED,
@@ -335,7 +335,7 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     id: 'M-229',
     rule: 'D-30',
     bug: 'the delivery deadline in milliseconds is scaled as if it were seconds, so a late answer still counts as delivered',
-    file: 'emulator/src/webhooks/connector.ts',
+    file: 'emulator/src/webhook-delivery/connector.ts',
     within: 'httpConnector',
     find: '    }, timeoutMs);',
     replace: '    }, timeoutMs * 1000);',
@@ -367,7 +367,7 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     id: 'M-232',
     rule: 'D-45',
     bug: 'endpoint addresses are refused from a blocklist of private, loopback and link-local ranges, so carrier-grade NAT and unique-local IPv6 are accepted',
-    file: 'emulator/src/webhooks/endpoint-guard.ts',
+    file: 'emulator/src/webhook-delivery/endpoint-guard.ts',
     find: "return c.range === 'unicast' || (options.allowLoopback && c.range === 'loopback');",
     replace:
       "return !['private', 'loopback', 'linkLocal'].includes(c.range) || (options.allowLoopback && c.range === 'loopback');",
@@ -377,7 +377,7 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     id: 'M-233',
     rule: '2.5-R1',
     bug: 'only bracketed IPv6 hosts are treated as IP literals, so a private IPv4 literal passes the host-name check',
-    file: 'emulator/src/webhooks/endpoint-guard.ts',
+    file: 'emulator/src/webhook-delivery/endpoint-guard.ts',
     find: 'const isIpLiteral = bracketed || isIP(hostname) === 4;',
     replace: 'const isIpLiteral = bracketed;',
     caughtBy: WEBHOOK_URLS,
@@ -404,7 +404,7 @@ export const THREADS_AND_WEBHOOKS: readonly NamedMutant[] = [
     id: 'M-236',
     rule: '6.3-R1',
     bug: 'the signature covers the body without the timestamp: <raw_body> alone',
-    file: 'emulator/src/webhooks/signature.ts',
+    file: 'emulator/src/webhook-delivery/signature.ts',
     find: '.update(`${timestamp}.`)',
     replace: ".update('')",
     caughtBy: WEBHOOK_RUN_MAIL,
