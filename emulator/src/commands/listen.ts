@@ -278,6 +278,13 @@ async function relayOne(
 export interface ForwardLimits {
   timeoutMs: number;
   maxAnswerBytes: number;
+  /** Starts the time-out and returns its cancel; a test holds it until its receiver saw the request. */
+  startTimer?: (onTimeout: () => void, ms: number) => () => void;
+}
+
+function startTimeout(onTimeout: () => void, ms: number): () => void {
+  const timer = setTimeout(onTimeout, ms);
+  return () => clearTimeout(timer);
 }
 
 /**
@@ -292,7 +299,10 @@ export async function forwardDelivery(
 ): Promise<{ status: number; body: Uint8Array | string; summary: string }> {
   const started = performance.now();
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), limits.timeoutMs);
+  const cancelTimeout = (limits.startTimer ?? startTimeout)(
+    () => deadline.abort(),
+    limits.timeoutMs,
+  );
   try {
     // The receiver's redirect is its answer (§2.5: deliveries never follow one).
     const answer = await fetch(forwardTo, {
@@ -316,7 +326,7 @@ export async function forwardDelivery(
     const cause = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).message;
     return { status: 502, body: 'receiver unreachable', summary: `unreachable (${cause})` };
   } finally {
-    clearTimeout(timer);
+    cancelTimeout();
   }
 }
 
