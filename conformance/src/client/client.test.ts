@@ -134,13 +134,12 @@ describe('ApiClient deadline (--request-timeout)', () => {
       writes: true,
       requestTimeoutMs: 50,
     });
-    const started = performance.now();
+    // Without the time-out the body's read never ends and the test's own time-out fails it.
     const failure = api.request({ method: 'PATCH', path: '/emails/e1', body: 'null' });
     await expect(failure).rejects.toThrow(NoAnswer);
     await expect(failure).rejects.toThrow(
       'no complete answer to PATCH https://mail.example.com/openapi/v1/emails/e1 within 50 ms',
     );
-    expect(performance.now() - started).toBeLessThan(2_000);
     expect(
       received.map((request) => request.signal.aborted),
       'its request was aborted',
