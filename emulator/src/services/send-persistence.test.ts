@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
+import { sharedRenderPool } from '../mime/render-pool.ts';
+
+afterAll(() => sharedRenderPool.close());
 
 /** The made-up origin these tests call the app at, served as `--allowed-hosts mail.test` would. */
 const HOSTS = { allowed: ['mail.test'] };
@@ -69,5 +72,41 @@ describe('storing a send (issue 27 item 1)', () => {
     const storedIn = stored.map((s) => s.turn);
     expect(new Set(storedIn).size).toBe(3);
     expect(answeredAt).toBeGreaterThan(Math.max(...storedIn));
+  });
+
+  it("makes the outbox's lower-cased copy of a large text in a turn before the entry's", async () => {
+    const { deps, app, headers } = world();
+    const text = 'Word '.repeat(20_000); // 100 kB, over the 64 KiB from which the copy waits
+    const turns = turnCounter();
+    const lowered: number[] = [];
+    const lower = String.prototype.toLowerCase;
+    const spy = vi.spyOn(String.prototype, 'toLowerCase').mockImplementation(function (
+      this: string,
+    ) {
+      if (this.length >= text.length) lowered.push(turns.now());
+      return lower.call(this);
+    });
+    const added: number[] = [];
+    const add = deps.store.outbox.add.bind(deps.store.outbox);
+    vi.spyOn(deps.store.outbox, 'add').mockImplementation((...args) => {
+      added.push(turns.now());
+      return add(...args);
+    });
+    try {
+      const response = await app.request('http://mail.test/openapi/v1/emails/send', {
+        method: 'POST',
+        headers: { ...headers, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ from: 'alice@acme.test', to: 'dave@partner.test', subject: 'S', text }),
+      });
+      expect(response.status, await response.clone().text()).toBe(201);
+    } finally {
+      spy.mockRestore();
+      turns.stop();
+    }
+    expect(added).toHaveLength(1);
+    expect(lowered).toHaveLength(1);
+    expect(lowered[0]).toBeLessThan(added[0] as number);
+    const [entry] = deps.store.outbox.find({ text: 'word word' }).entries;
+    expect(entry?.recipients).toEqual(['dave@partner.test']);
   });
 });
