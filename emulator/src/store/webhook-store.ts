@@ -77,6 +77,13 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
 /** A delivery's columns but its data: listing deliveries never reads their payloads. */
 const DELIVERY_COLUMNS = 'id, webhook_id, event, email_id, status, attempts, next_attempt_at, created_at';
 
+/**
+ * A bound LIMIT that keeps its statement's plan (as page-query.ts's): a bare `LIMIT ?` is read
+ * by SQLite's planner, so better-sqlite3 binding it on every run made SQLite prepare the
+ * statement again each time; `due` runs after every message that reaches a webhook's mailbox.
+ */
+const LIMIT = 'LIMIT ? + 0';
+
 /** Webhooks, their deliveries and every attempt, for the dispatcher and the dashboard's history. */
 export class WebhookStore {
   private readonly sql: Statements;
@@ -155,7 +162,7 @@ export class WebhookStore {
   due(now: string, limit: number): Delivery[] {
     return (
       this.sql
-        .get(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`)
+        .get(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id ${LIMIT}`)
         .all(now, limit) as DeliveryRow[]
     ).map(toDelivery);
   }
@@ -181,7 +188,7 @@ export class WebhookStore {
 
   /** The newest deliveries of a webhook with their attempts, newest first. */
   recentDeliveries(webhookId: string, limit: number): (Delivery & { attemptLog: Attempt[] })[] {
-    const rows = this.sql.get(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(webhookId, limit) as DeliveryRow[];
+    const rows = this.sql.get(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE webhook_id = ? ORDER BY created_at DESC, rowid DESC ${LIMIT}`).all(webhookId, limit) as DeliveryRow[];
     const attempts = this.sql.get('SELECT number, at, status_code, error, latency_ms FROM delivery_attempts WHERE delivery_id = ? ORDER BY number');
     return rows.map((row) => ({
       ...toDelivery(row),
