@@ -24,6 +24,7 @@ export class Store {
   readonly version: DataVersion;
 
   constructor(readonly db: Database.Database) {
+    this.inTransaction = db.transaction((work: () => unknown) => work());
     this.version = new DataVersion(db);
     this.blobs = new BlobStore(db);
     this.directory = new DirectoryStore(db);
@@ -36,9 +37,16 @@ export class Store {
     this.emails.refreshSummaries(this.settings);
   }
 
+  /**
+   * better-sqlite3's transaction function, made once: it runs the work it is given, so every
+   * `transaction` call shares it, where each made its own (a wrapper with its four variants,
+   * three times for each message SMTP stores; issue 31 item 2). Nested, it is a savepoint.
+   */
+  private readonly inTransaction: (work: () => unknown) => unknown;
+
   /** Runs `work` in one transaction: all of it is written, or none. */
   transaction<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    return this.inTransaction(work) as T;
   }
 
   /** Empties every table of data (the control plane's reset); the schema and settings stay. */
