@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApp, createServices, defaultDeps } from './app.ts';
 import { DEFAULT_FIXTURES } from './cli-options.ts';
 import { loadFixtureFile } from './fixtures/load-fixture.ts';
@@ -66,6 +66,28 @@ describe('the request log', () => {
     );
     expect(lines.find((l) => l.startsWith('webhook '))).toMatch(
       /^webhook email\.received dlv_\S+ attempt 1 to wh_\S+: 200 \d+ms sha256=[0-9a-f]{64}\n$/,
+    );
+  });
+
+  it("prints a delivered email's line without reading its body back (issue 27 item 1)", async () => {
+    const { lines, services, call } = await logged('text');
+    // A body of megabytes decoded again only to print the subject held the storing turn longer.
+    const get = vi.spyOn(services.deps.store.emails, 'get');
+    const sent = await call('/_mailtwin/v1/inbound', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        mailbox: 'sales@northwind.test',
+        from: 'Buyer <buyer@shop.example>',
+        subject: 'Order 8',
+        text: 'A long order. '.repeat(1000),
+      }),
+    });
+    expect(sent.status).toBe(201);
+    await settle();
+    expect(get).not.toHaveBeenCalled();
+    expect(lines.find((l) => l.startsWith('email '))).toMatch(
+      /^email \S+ to sales@northwind\.test \(inbox\) from buyer@shop\.example "Order 8"\n$/,
     );
   });
 

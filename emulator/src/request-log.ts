@@ -97,14 +97,14 @@ export class RequestLog {
       return;
     if (event.type === 'email.stored') {
       if (event.folder === 'sent') return; // the sender's own copy is not a delivery
-      const email = this.services.deps.store.emails.get(event.emailId);
+      const email = this.services.deps.store.emails.headline(event.emailId);
       if (email === undefined) return; // rolled back or already deleted
       this.emit({
         type: 'email',
         id: email.id,
         mailbox: email.mailbox,
         folder: email.folder,
-        from: email.from.address,
+        from: email.from,
         subject: email.subject,
       });
       return;

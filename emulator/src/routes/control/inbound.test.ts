@@ -33,7 +33,7 @@ function turnCounter(): { now: () => number; stop: () => void } {
 }
 
 describe('a raw message received through the control plane (issue 27 item 1)', () => {
-  it('is stored in one turn and answered in a later one, with the bytes the API reads', async () => {
+  it('is decoded, stored and answered in turns of their own, with the bytes the API reads', async () => {
     const { deps, app, secret } = world();
     const text = 'word '.repeat(40_000);
     const raw =
@@ -46,6 +46,15 @@ describe('a raw message received through the control plane (issue 27 item 1)', (
       storedIn = turns.now();
       return insert(...args);
     });
+    // The parsed text comes back from the render thread as bytes, decoded here.
+    const decodedIn: number[] = [];
+    const decode = TextDecoder.prototype.decode;
+    const decoding = vi
+      .spyOn(TextDecoder.prototype, 'decode')
+      .mockImplementation(function (this: InstanceType<typeof TextDecoder>, input, options) {
+        if ((input?.byteLength ?? 0) >= text.length) decodedIn.push(turns.now());
+        return decode.call(this, input, options);
+      });
     // Encoding the answer (the detail with its whole text) is the other large piece of work.
     const encodedIn: number[] = [];
     const stringify = JSON.stringify;
@@ -62,9 +71,12 @@ describe('a raw message received through the control plane (issue 27 item 1)', (
       });
     } finally {
       spy.mockRestore();
+      decoding.mockRestore();
       turns.stop();
     }
     expect(answer.status).toBe(201);
+    expect(decodedIn).toHaveLength(1);
+    expect(storedIn).toBeGreaterThan(decodedIn[0] as number);
     expect(answer.headers.get('content-type')).toBe('application/json');
     expect(storedIn).toBeDefined();
     expect(encodedIn).toHaveLength(1);
