@@ -8,7 +8,8 @@ import { OutboxStore } from './outbox-store.ts';
 import { SettingsStore } from './settings-store.ts';
 import { TenantStore } from './tenant-store.ts';
 import { UploadStore } from './upload-store.ts';
-import { WebhookStore } from './webhook-store.ts';
+import { TableWrites } from './table-writes.ts';
+import { WEBHOOK_AUDIENCE_TABLES, WebhookStore } from './webhook-store.ts';
 
 /** The emulator's one store: a better-sqlite3 database and the repositories over it. */
 export class Store {
@@ -22,10 +23,17 @@ export class Store {
   readonly webhooks: WebhookStore;
   /** Changes with any write: what derived values (a key's access, a page) are cached against. */
   readonly version: DataVersion;
+  /**
+   * Changes only with writes to what decides which webhooks hear of a mailbox's mail
+   * (WEBHOOK_AUDIENCE_TABLES), so the dispatcher keeps that decision across the messages
+   * stored between such writes.
+   */
+  readonly webhookAudience: TableWrites;
 
   constructor(readonly db: Database.Database) {
     this.inTransaction = db.transaction((work: () => unknown) => work());
     this.version = new DataVersion(db);
+    this.webhookAudience = new TableWrites(db, 'webhook_audience', WEBHOOK_AUDIENCE_TABLES);
     this.blobs = new BlobStore(db);
     this.directory = new DirectoryStore(db);
     this.emails = new EmailStore(db, this.blobs, this.version);
@@ -40,7 +48,8 @@ export class Store {
   /**
    * better-sqlite3's transaction function, made once: it runs the work it is given, so every
    * `transaction` call shares it, where each made its own (a wrapper with its four variants,
-   * three times for each message SMTP stores; issue 31 item 2). Nested, it is a savepoint.
+   * for every message SMTP stores and every group of them; issue 31 item 2). Nested, it is a
+   * savepoint.
    */
   private readonly inTransaction: (work: () => unknown) => unknown;
 

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Scope } from '../domain/types.ts';
 import { Statements } from './statements.ts';
+import type { WatchedTable } from './table-writes.ts';
 
 export type WebhookStatus = 'active' | 'paused';
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'paused';
@@ -73,6 +74,20 @@ const toDelivery = (r: DeliveryRow): Delivery => ({
   nextAttemptAt: r.next_attempt_at,
   createdAt: r.created_at,
 });
+
+/**
+ * What decides which webhooks hear of a mailbox's mail (§2.5, §6.1): the webhooks (their owner,
+ * scope and status, not their failure count), the mailboxes they select, their owners (disabled
+ * or not), the owners' grants and the granted mailboxes (their domain). Store.webhookAudience
+ * watches these tables.
+ */
+export const WEBHOOK_AUDIENCE_TABLES: readonly WatchedTable[] = [
+  { table: 'webhooks', updatedColumns: ['id', 'owner_id', 'scope', 'scope_domain', 'status'] },
+  { table: 'webhook_mailboxes' },
+  { table: 'owners', updatedColumns: ['id', 'disabled'] },
+  { table: 'grants' },
+  { table: 'mailboxes' },
+];
 
 /** A delivery's columns but its data: listing deliveries never reads their payloads. */
 const DELIVERY_COLUMNS = 'id, webhook_id, event, email_id, status, attempts, next_attempt_at, created_at';

@@ -51,6 +51,11 @@ export class WebhookDispatcher {
   private chain: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** A run of due deliveries is asked for in this turn already (`enqueue`). */
+  private runScheduled = false;
+  /** Per mailbox, the webhooks that hear of its mail, while Store.webhookAudience is this mark. */
+  private readonly audience = new Map<string, Pick<Webhook, 'id' | 'status'>[]>();
+  private audienceMark: number | undefined;
 
   constructor(
     private readonly store: Store,
@@ -66,8 +71,7 @@ export class WebhookDispatcher {
     const now = this.clock.now().toISOString();
     // The detail is encoded once for every webhook that hears of it (megabytes for a large body).
     let data: Buffer | undefined;
-    for (const webhook of this.store.webhooks.list()) {
-      if (!this.authorizes(webhook, email.mailbox)) continue;
+    for (const webhook of this.hearing(email.mailbox)) {
       const paused = webhook.status === 'paused';
       data ??= Buffer.from(JSON.stringify(emailDetail(email)), 'utf8');
       this.store.webhooks.addDelivery(
@@ -84,7 +88,35 @@ export class WebhookDispatcher {
         data,
       );
     }
-    setImmediate(() => void this.runDue());
+    if (this.runScheduled) return;
+    this.runScheduled = true;
+    setImmediate(() => {
+      this.runScheduled = false;
+      void this.runDue();
+    });
+  }
+
+  /**
+   * The webhooks that hear of `mailbox`'s mail, in the order of `WebhookStore.list`: decided
+   * once and kept for the messages that follow, while nothing that decides it is written
+   * (Store.webhookAudience), where every message listed the webhooks and read each one's owner
+   * and grants (issue 31 item 2).
+   */
+  private hearing(mailbox: string): Pick<Webhook, 'id' | 'status'>[] {
+    const mark = this.store.webhookAudience.current();
+    if (mark !== this.audienceMark) {
+      this.audience.clear();
+      this.audienceMark = mark;
+    }
+    let webhooks = this.audience.get(mailbox);
+    if (webhooks === undefined) {
+      webhooks = this.store.webhooks
+        .list()
+        .filter((webhook) => this.authorizes(webhook, mailbox))
+        .map(({ id, status }) => ({ id, status }));
+      this.audience.set(mailbox, webhooks);
+    }
+    return webhooks;
   }
 
   /**
