@@ -62,6 +62,45 @@ describe('a large body under a binding is renamed on a render thread (issue 27 i
     expect(String(read.text).trim()).toBe('b '.repeat(20_000).trim());
   });
 
+  it("answers a large send in turns of its own: the route's encoding, the read, the renaming", async () => {
+    const app = await bootDemo(binding());
+    let turn = 0;
+    let counting = true;
+    const tick = () => {
+      turn += 1;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const text = 'word '.repeat(40_000); // a 200 kB answer, over OFF_THREAD_BYTES
+    // The route encodes the created email's detail (its text inside) to bytes...
+    const encodedIn: number[] = [];
+    const from = Buffer.from.bind(Buffer) as (...args: unknown[]) => Buffer;
+    vi.spyOn(Buffer, 'from').mockImplementation(((...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].includes(text)) encodedIn.push(turn);
+      return from(...args);
+    }) as typeof Buffer.from);
+    // ...which the dialect reads back and parses to rename.
+    const parsedIn: number[] = [];
+    const parse = JSON.parse;
+    vi.spyOn(JSON, 'parse').mockImplementation((input: string, reviver) => {
+      if (input.includes(text) && input.includes('"receivedAt"')) parsedIn.push(turn);
+      return parse(input, reviver);
+    });
+    const sent = await app.call('POST', `${API}/emails/send`, {
+      from: 'billing@acme.test',
+      to: 'x@example.test',
+      subject: 'Large',
+      text,
+    });
+    counting = false;
+    vi.restoreAllMocks();
+    expect(sent.status, await sent.clone().text()).toBe(202);
+    expect(encodedIn).toHaveLength(1);
+    expect(parsedIn).toHaveLength(1);
+    // One turn to read and decode the answer, the next to parse, rename and encode it again.
+    expect(parsedIn[0]).toBeGreaterThanOrEqual((encodedIn[0] as number) + 2);
+  });
+
   it("refuses the emulator's own preheader name in a large body as unknown, named as sent (D-31)", async () => {
     const app = await bootDemo(binding());
     const refused = await app.call('POST', `${API}/emails/send`, {
