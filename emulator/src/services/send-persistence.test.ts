@@ -96,7 +96,12 @@ describe('storing a send (issue 27 item 1)', () => {
       const response = await app.request('http://mail.test/openapi/v1/emails/send', {
         method: 'POST',
         headers: { ...headers, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ from: 'alice@acme.test', to: 'dave@partner.test', subject: 'S', text }),
+        body: JSON.stringify({
+          from: 'alice@acme.test',
+          to: 'dave@partner.test',
+          subject: 'S',
+          text,
+        }),
       });
       expect(response.status, await response.clone().text()).toBe(201);
     } finally {

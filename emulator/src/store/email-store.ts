@@ -213,8 +213,7 @@ export class EmailStore {
     return this.sql
       .get('SELECT id, mailbox, folder, from_address AS "from", subject FROM emails WHERE id = ?')
       .get(id) as
-      | { id: string; mailbox: string; folder: Folder; from: string; subject: string }
-      | undefined;
+      { id: string; mailbox: string; folder: Folder; from: string; subject: string } | undefined;
   }
 
   get(id: string): Email | undefined {

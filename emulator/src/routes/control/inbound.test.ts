@@ -49,12 +49,14 @@ describe('a raw message received through the control plane (issue 27 item 1)', (
     // The parsed text comes back from the render thread as bytes, decoded here.
     const decodedIn: number[] = [];
     const decode = TextDecoder.prototype.decode;
-    const decoding = vi
-      .spyOn(TextDecoder.prototype, 'decode')
-      .mockImplementation(function (this: InstanceType<typeof TextDecoder>, input, options) {
-        if ((input?.byteLength ?? 0) >= text.length) decodedIn.push(turns.now());
-        return decode.call(this, input, options);
-      });
+    const decoding = vi.spyOn(TextDecoder.prototype, 'decode').mockImplementation(function (
+      this: InstanceType<typeof TextDecoder>,
+      input,
+      options,
+    ) {
+      if ((input?.byteLength ?? 0) >= text.length) decodedIn.push(turns.now());
+      return decode.call(this, input, options);
+    });
     // Encoding the answer (the detail with its whole text) is the other large piece of work.
     const encodedIn: number[] = [];
     const stringify = JSON.stringify;
