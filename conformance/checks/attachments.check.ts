@@ -110,9 +110,9 @@ function send(w: World, json: Record<string, unknown>) {
   return w.send({
     from: w.box[0],
     to: w.box[1],
-    subject: 'Files',
     text: 'See attached.',
     ...json,
+    subject: w.subject(typeof json.subject === 'string' ? json.subject : 'Files'),
   });
 }
 
@@ -147,7 +147,7 @@ rule(
       },
     );
   },
-  { needs: ['destructive'] },
+  { needs: ['destructive'], concurrent: true },
 );
 
 rule(
@@ -178,7 +178,7 @@ rule(
       `a forged URL serves nothing: ${status}`,
     ).toBe(true);
   },
-  { needs: ['destructive'] },
+  { needs: ['destructive'], concurrent: true },
 );
 
 rule(
@@ -280,7 +280,7 @@ rule(
       expectRefused(rules, response, status, code, field, what);
     }
   },
-  { needs: ['destructive'] },
+  { needs: ['destructive'], concurrent: true },
 );
 
 rule(
@@ -338,7 +338,7 @@ rule(
     });
     expectAt('2.4-R5', sha256(downloaded.bytes)).toBe(sha256(bytes));
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -360,7 +360,7 @@ rule(
       '21 files',
     );
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -386,7 +386,7 @@ rule(
       /url/i,
     );
   },
-  { needs: ['mail', 'destructive'], timeout: 60_000 },
+  { needs: ['mail', 'destructive'], timeout: 60_000, concurrent: true },
 );
 
 rule(
@@ -399,7 +399,7 @@ rule(
     const body = (chars: number) =>
       `${'x'.repeat(69)}\n`.repeat(Math.floor(chars / 70)) + 'y'.repeat(chars % 70);
     const sendText = (text: string) =>
-      w.send({ from: w.box[0], to: external('limit'), subject: 'Files', text });
+      w.send({ from: w.box[0], to: external('limit'), subject: w.subject('Files'), text });
     /** The raw .eml of the newest message this check sent. */
     const newestEml = async () => {
       const newest = (await w.outbox())[0];
@@ -499,7 +499,13 @@ rule(
     const reuse = await w.api.request({
       method: 'POST',
       path: '/emails/send',
-      json: { from, to: external('reuse'), subject: 'Files', text: 'x', attachmentIds: [file.id] },
+      json: {
+        from,
+        to: external('reuse'),
+        subject: w.subject('Files'),
+        text: 'x',
+        attachmentIds: [file.id],
+      },
       apiKey: stranger,
     });
     if (reuse.status >= 200 && reuse.status <= 299) {
@@ -519,7 +525,7 @@ rule(
       'another owner sending the upload',
     );
   },
-  { needs: ['second-key', 'scoped-keys', 'mail', 'destructive'] },
+  { needs: ['second-key', 'scoped-keys', 'mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -543,7 +549,7 @@ rule(
       expectError('D-27', tooLarge, 413, 'request_too_large', undefined, 'a 25 MiB request body');
     });
   },
-  { needs: ['destructive'], timeout: 60_000 },
+  { needs: ['destructive'], timeout: 60_000, concurrent: true },
 );
 
 // --- Many-file messages, reuse, and the limits of replies and forwards (issue 16) ---
@@ -632,7 +638,7 @@ rule(
       await w.send({
         from: box0,
         to: box1,
-        subject: 'Five files',
+        subject: w.subject('Five files'),
         text: 'All five attached.',
         attachmentIds: all.map((n) => ids.get(n)!),
       }),
@@ -676,7 +682,7 @@ rule(
       '4.8-R3',
       await w.forward(replyReceived.id, {
         to: box1,
-        subject: 'Two of the files',
+        subject: w.subject('Two of the files'),
         attachmentIds: chosen.map((n) => ids.get(n)!),
       }),
       'the forward of two uploads',
@@ -684,12 +690,12 @@ rule(
     await expectFiles('4.8-R3', await w.get(picked.id, '4.8-R3'), chosen, 'the two-file forward');
     await expectFiles(
       '4.8-R3',
-      await arrived(w, box1, 'Two of the files', mine, '4.8-R3'),
+      await arrived(w, box1, w.subject('Two of the files'), mine, '4.8-R3'),
       chosen,
       'the two-file forward as received',
     );
   },
-  { needs: ['mail', 'destructive'], timeout: 120_000 },
+  { needs: ['mail', 'destructive'], timeout: 120_000, concurrent: true },
 );
 
 rule(
@@ -723,7 +729,13 @@ rule(
     for (const attachmentIds of [[file.id], [file.id, file.id]])
       expectSuccess(
         '2.4-R4',
-        await w.send({ from: box0, to: box1, subject: 'Contract', text: 'x', attachmentIds }),
+        await w.send({
+          from: box0,
+          to: box1,
+          subject: w.subject('Contract'),
+          text: 'x',
+          attachmentIds,
+        }),
         `a send of ${attachmentIds.length}`,
       );
     const received = (await w.listed(box1))[0]!;
@@ -752,7 +764,7 @@ rule(
     const [box0, box1] = w.box as [string, string];
     expectCreated(
       '8-R4',
-      await w.send({ from: box1, to: box0, subject: 'Limits', text: 'Answer me.' }),
+      await w.send({ from: box1, to: box0, subject: w.subject('Limits'), text: 'Answer me.' }),
       'the email to answer',
     );
     const original = await w.delivered(box0, '8-R4');
@@ -812,7 +824,7 @@ rule(
       mailbox: box0,
       from: 'Bob Stone <bob@partner.test>',
       to: [box0],
-      subject: 'Many files',
+      subject: w.subject('Many files'),
       text: '21 files.',
       attachments: Array.from({ length: 21 }, (_, i) => ({
         name: `p${i}.txt`,
@@ -824,7 +836,7 @@ rule(
       mailbox: box0,
       from: 'Bob Stone <bob@partner.test>',
       to: [box0],
-      subject: 'Heavy files',
+      subject: w.subject('Heavy files'),
       text: 'Over 3 MiB.',
       attachments: [2 * MIB, MIB + 1].map((size, i) => ({
         name: `scan${i}.bin`,
@@ -856,7 +868,7 @@ rule(
       'with one upload instead',
     );
   },
-  { needs: ['mail', 'destructive'], timeout: 120_000 },
+  { needs: ['mail', 'destructive'], timeout: 120_000, concurrent: true },
 );
 
 rule(
@@ -884,7 +896,7 @@ rule(
     const text = `The archive is too large to attach: ${file.url}`;
     expectCreated(
       '8-R9',
-      await w.send({ from: box0, to: box1, subject: 'Archive', text }),
+      await w.send({ from: box0, to: box1, subject: w.subject('Archive'), text }),
       'the url in the body',
     );
     const received = await w.delivered(box1, '8-R9');
@@ -893,7 +905,7 @@ rule(
     expectAt('8-R9', served.status, 'the url serves the file without a key').toBe(200);
     expectAt('8-R9', sha256(served.bytes), 'the whole file').toBe(sha256(bytes));
   },
-  { needs: ['mail', 'destructive'], timeout: 60_000 },
+  { needs: ['mail', 'destructive'], timeout: 60_000, concurrent: true },
 );
 
 rule(
@@ -937,7 +949,7 @@ rule(
     const w = await world(context, { rule: 'D-64' });
     const [box0, box1] = w.box as [string, string];
     const send = (attachmentIds: string[]) =>
-      w.send({ from: box0, to: box1, subject: 'Twice', text: 'x', attachmentIds });
+      w.send({ from: box0, to: box1, subject: w.subject('Twice'), text: 'x', attachmentIds });
     const bytes = randomBytes(300);
     const file = await w.upload('twice.txt', bytes, 'text/plain', '4.3-R13');
     const sent = expectCreated(
@@ -997,5 +1009,5 @@ rule(
       before + 4,
     );
   },
-  { needs: ['mail', 'destructive'], timeout: 60_000 },
+  { needs: ['mail', 'destructive'], timeout: 60_000, concurrent: true },
 );

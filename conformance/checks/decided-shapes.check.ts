@@ -62,7 +62,7 @@ rule(
     const sent = await w.send({
       from: `Bob Stone <${sender}>`,
       to: mailbox,
-      subject: 'Shapes',
+      subject: w.subject('Shapes'),
       text: 'Body',
       attachmentIds: [notes.id],
     });
@@ -88,7 +88,7 @@ rule(
       { id: expect.any(String), name: 'notes.txt', contentType: 'text/plain', size: 5 },
     ]);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -103,5 +103,5 @@ rule(
     expectAt('D-44', answer.status).toBe(201);
     expectAt('D-44', answer.json<{ contentType: string }>().contentType).toBe('text/csv');
   },
-  { needs: ['destructive'] },
+  { needs: ['destructive'], concurrent: true },
 );

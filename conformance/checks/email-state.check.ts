@@ -30,7 +30,7 @@ interface Detail {
 async function oneEmail(context: CheckContext, rule: string) {
   const w = await world(context, { rule });
   const [box0, box1] = w.box as [string, string];
-  const sent = await w.send({ from: box0, to: box1, subject: 'State', text: 'Body' });
+  const sent = await w.send({ from: box0, to: box1, subject: w.subject('State'), text: 'Body' });
   expectDone(rule, sent, 'send the email to change');
   return bound(w, box1, (await w.delivered(box1)).id);
 }
@@ -63,7 +63,7 @@ rule(
     const sent = await w.send({
       from: box0,
       to: box1,
-      subject: 'State',
+      subject: w.subject('State'),
       text: 'Body',
       attachmentIds: [file.id],
     });
@@ -84,7 +84,7 @@ rule(
     }
     expectAt('4.4-R2', (await email.listed())[0]?.read, 'read in the list').toBe(false);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 /** §3.1: what detail shows of folder (3.1-R1), read (3.1-R3) and starred (3.1-R4). */
@@ -138,7 +138,7 @@ rule(
       (await email.listed('archive')).map((e) => e.id),
     ).toEqual([email.id]);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -158,7 +158,7 @@ rule(
     expectError('D-5', unknown, 400, 'invalid_folder', 'folder');
     expectAt('D-5', await email.get()).toMatchObject({ folder: 'inbox' });
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -190,7 +190,7 @@ rule(
       }
     }
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -248,7 +248,7 @@ rule(
       expectAt(decision, await email.get(), `nothing changed by ${what}`).toMatchObject(unchanged);
     }
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -258,7 +258,7 @@ rule(
     const { api } = context;
     const w = await world(context, { rule: '4.6-R1' });
     const [box0, box1] = w.box as [string, string];
-    const sent = await w.send({ from: box0, to: box1, subject: 'State', text: 'Body' });
+    const sent = await w.send({ from: box0, to: box1, subject: w.subject('State'), text: 'Body' });
     expectDone('4.6-R1', sent, 'send the email to delete');
     // The sender's copy (§4.3): an API world awaits the copy in box 1 until it is there, so
     // deleting that one would hold the clean-up to --delivery-timeout.
@@ -294,5 +294,5 @@ rule(
       expectAt('D-12', JSON.parse(text), method).toMatchObject({ code: 'email_not_found' });
     }
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );

@@ -31,7 +31,7 @@ rule(
     const response = await w.send({
       from: `Ann Sender <${box0}>`,
       to: box1,
-      subject: 'Created',
+      subject: w.subject('Created'),
       text: 'The body.',
     });
     const sent = expectCreated('4.3-R6', response);
@@ -42,7 +42,7 @@ rule(
     expectCreatedStatus(response);
     expectAt('D-21', sent, 'the answer is the sent copy').toMatchObject({
       mailbox: box0,
-      subject: 'Created',
+      subject: w.subject('Created'),
       text: 'The body.',
       bcc: [],
     });
@@ -58,7 +58,7 @@ rule(
     ).toEqual([sent.id]);
     expectAt('D-48', await w.listed(box0, 'inbox')).toEqual([]);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -68,7 +68,7 @@ rule(
     const w = await world(context, { rule: '4.3-R7' });
     const [box0, box1] = w.box as [string, string];
     const ok = external('ok');
-    const base = { from: box0, to: box1, subject: 'Addresses', text: 'x' };
+    const base = { from: box0, to: box1, subject: w.subject('Addresses'), text: 'x' };
     // [label, request, the rule requiring the refusal, the rule choosing code and field, …]
     const cases: [string, unknown, string, string, string, string][] = [
       ['to as an array of one', { ...base, to: [box1] }, '4.3-R7', 'D-12', 'invalid_field', 'to'],
@@ -108,7 +108,7 @@ rule(
       ['an empty to', { ...base, to: '' }, '4.3-R7', 'D-11', 'invalid_address', 'to'],
       [
         'no to at all',
-        { from: box0, subject: 's', text: 'x' },
+        { from: box0, subject: w.subject('s'), text: 'x' },
         '4.3-R7',
         'D-12',
         'missing_field',
@@ -162,7 +162,7 @@ rule(
     expectAt('4.3-R8', sent.cc[1]?.name).toBe('Cy');
     expectAt('4.3-R8', sent.bcc).toHaveLength(1);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 /** A mailbox of another owner and that owner's key: made, or learnt from the other key. */
@@ -185,7 +185,7 @@ rule(
   async (context) => {
     const w = await world(context, { rule: '4.3-R1' });
     const [box0, box1] = w.box as [string, string];
-    const base = { from: box0, to: box1, subject: 'Body rule' };
+    const base = { from: box0, to: box1, subject: w.subject('Body rule') };
     expectError(['4.3-R1', 'D-12'], await w.send(base), 400, 'body_required', undefined, 'no body');
     const bodies = { markdown: '*m*', html: '<p>h</p>', text: 't' };
     const pairs: (keyof typeof bodies)[][] = [
@@ -210,7 +210,7 @@ rule(
       expectCreated('4.3-R1', await w.send({ ...base, [kind]: bodies[kind] }), `${kind} alone`);
     expectAt('4.3-R1', await w.listed(box0), 'the three accepted sends are stored').toHaveLength(3);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -219,7 +219,7 @@ rule(
   async (context) => {
     const w = await world(context, { rule: '4.3-R6' });
     const [box0, box1] = w.box as [string, string];
-    const full = { from: box0, to: box1, subject: 'Required', text: 'x' };
+    const full = { from: box0, to: box1, subject: w.subject('Required'), text: 'x' };
     // Each required field of §4.3 left out on its own, every time (not only when a generator
     // happens to draw it): the refusal is the document's, its code and field D-12's.
     for (const [field, at] of [
@@ -240,7 +240,7 @@ rule(
     await expectNothingStored(w, '4.3-R6', 'after sends missing a required field');
     expectCreated('4.3-R6', await w.send(full), 'with all three');
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -251,7 +251,7 @@ rule(
     const [box0] = w.box as [string];
     const x = external('many');
     const others = Array.from({ length: 60 }, (_, i) => external(`r${i}`));
-    const base = { from: box0, to: x, subject: 'Count', text: 'x' };
+    const base = { from: box0, to: x, subject: w.subject('Count'), text: 'x' };
     const same = (n: number) => Array.from({ length: n }, () => x);
     // 51 distinct recipients are more than 50 however they are counted (§4.3 rule 2).
     expectCreated('4.3-R2', await w.send({ ...base, cc: others.slice(0, 49) }), '50 distinct');
@@ -297,7 +297,7 @@ rule(
     );
     expectAt('D-10', await w.listed(box0), 'the refused request stored nothing').toHaveLength(2);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -342,7 +342,7 @@ rule(
     // Another owner's mailbox: one the control plane makes, or one the other owner's key lists.
     const { foreign, theirKey } = await foreignMailbox(context, w);
     const missing = `nobody-${randomTag()}@${w.tenant.domain}`;
-    const subject = `Scope ${randomTag()}`;
+    const subject = w.subject(`Scope ${randomTag()}`);
     const base = { to: external('x'), subject, text: 'x' };
     const outOfScope = await w.send({ ...base, from: foreign });
     expectError(
@@ -383,7 +383,7 @@ rule(
       ).toEqual([]);
     }
   },
-  { needs: ['mail', 'second-key', 'destructive'] },
+  { needs: ['mail', 'second-key', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -392,7 +392,7 @@ rule(
   async (context) => {
     const w = await world(context, { rule: '4-R1' });
     const [box0, box1] = w.box as [string, string];
-    const base = { from: box0, to: box1, subject: 'Strict', text: 'x' };
+    const base = { from: box0, to: box1, subject: w.subject('Strict'), text: 'x' };
     expectError(
       'D-31',
       await w.send({ ...base, replyAll: true }),
@@ -415,7 +415,7 @@ rule(
     );
     expectAt('D-31', await w.listed(box0), 'the refused requests stored nothing').toHaveLength(1);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -424,7 +424,7 @@ rule(
   async (context) => {
     const w = await world(context, { rule: '4.3-R5' });
     const [box0, box1] = w.box as [string, string];
-    const request = { from: box0, to: box1, subject: 'Twice', text: 'Same request.' };
+    const request = { from: box0, to: box1, subject: w.subject('Twice'), text: 'Same request.' };
     const first = expectCreated('4.3-R5', await w.send(request), 'first');
     const second = expectCreated('4.3-R5', await w.send(request), 'second, identical');
     expectSameOrNewEmail('4.3-R5', first, second);
@@ -434,7 +434,7 @@ rule(
       inboxes: [box1],
     });
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -445,7 +445,7 @@ rule(
     const w = await world(context, { rule: 'D-47' });
     const [box0, box1] = w.box as [string, string];
     const out = external('fault');
-    const request = { from: box0, to: box1, cc: [out], subject: 'Flaky', text: 'x' };
+    const request = { from: box0, to: box1, cc: [out], subject: w.subject('Flaky'), text: 'x' };
     try {
       await w.control.armFault({ operations: ['send'], mode: 'timeout-after-commit' });
       expectError(
@@ -477,7 +477,13 @@ rule(
         await w.control.armFault({ operations: ['send'], mode: 'error', status });
         expectError(
           'D-47',
-          await other.send({ from: o0, to: o1, cc: [external('e')], subject: 'No', text: 'x' }),
+          await other.send({
+            from: o0,
+            to: o1,
+            cc: [external('e')],
+            subject: w.subject('No'),
+            text: 'x',
+          }),
           status,
           code,
           undefined,
@@ -487,7 +493,7 @@ rule(
       }
       expectCreated(
         'D-47',
-        await other.send({ from: o0, to: o1, subject: 'Yes', text: 'x' }),
+        await other.send({ from: o0, to: o1, subject: w.subject('Yes'), text: 'x' }),
         'once the fault is used up',
       );
     } finally {
@@ -512,7 +518,7 @@ rule(
         to: box1,
         cc: [box2, extCc],
         bcc: [box3, extBcc],
-        subject: 'Delivery',
+        subject: w.subject('Delivery'),
         text: 'To everyone.',
       }),
     );
@@ -537,7 +543,7 @@ rule(
         copy,
         `${mailbox}'s copy has the sender, subject and content`,
       ).toMatchObject({
-        subject: 'Delivery',
+        subject: w.subject('Delivery'),
         text: 'To everyone.',
         messageId: sent.messageId,
         from: { address: box0, name: 'Ann' },
@@ -563,11 +569,11 @@ rule(
     for (const entry of entries) {
       expectAt('2.3-R2', entry).toMatchObject({
         from: box0,
-        subject: 'Delivery',
+        subject: w.subject('Delivery'),
         messageId: sent.messageId,
       });
       const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry.id)));
-      expectAt('2.3-R2', parsed.subject).toBe('Delivery');
+      expectAt('2.3-R2', parsed.subject).toBe(w.subject('Delivery'));
       expectAt('2.3-R2', parsed.messageId).toBe(sent.messageId);
       expectAt(
         '2.3-R2',
@@ -585,7 +591,7 @@ rule(
       expectAt('2.3-R2', parsed.text?.trim()).toBe('To everyone.');
     }
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -599,7 +605,7 @@ rule(
     const fine = external('fine');
     if (!w.apiWorld) await w.control.suppress(blocked, 'hard bounce');
     try {
-      const base = { from: box0, subject: 'Suppressed', text: 'x' };
+      const base = { from: box0, subject: w.subject('Suppressed'), text: 'x' };
       const cases: [string, unknown, string][] = [
         ['in to', { ...base, to: blocked, cc: [box1] }, 'to'],
         ['in to, display-name form', { ...base, to: `Blocked <${blocked}>` }, 'to'],
@@ -624,7 +630,13 @@ rule(
     if (w.apiWorld) return;
     const sent = expectCreated(
       '4.3-R4',
-      await w.send({ from: box0, to: blocked, cc: [box1], subject: 'Lifted', text: 'x' }),
+      await w.send({
+        from: box0,
+        to: blocked,
+        cc: [box1],
+        subject: w.subject('Lifted'),
+        text: 'x',
+      }),
       'after DELETE /suppressions',
     );
     expectAt(
@@ -713,7 +725,7 @@ rule(
     ].join('\n');
     const sent = expectCreated(
       '4.3-R10',
-      await w.send({ from: box0, to: box1, subject: 'MD', markdown }),
+      await w.send({ from: box0, to: box1, subject: w.subject('MD'), markdown }),
     );
     const html = sent.html ?? '';
     expectAt('4.3-R10', sent.html, 'a Markdown body has an HTML part').not.toBeNull();
@@ -769,7 +781,7 @@ rule(
     const copy = await w.delivered(box1);
     expectAt('4.3-R10', copy.html, 'the recipient gets the same HTML').toBe(sent.html);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -784,7 +796,7 @@ rule(
         const markdown = parts.join('\n\n');
         const sent = expectCreated(
           '4.3-R10',
-          await w.send({ from: box0, to: box1, subject: 'X', markdown }),
+          await w.send({ from: box0, to: box1, subject: w.subject('X'), markdown }),
         );
         expectAt(
           '4.3-R10',
@@ -794,7 +806,7 @@ rule(
       },
     );
   },
-  { needs: ['mail', 'destructive'], timeout: 60_000 },
+  { needs: ['mail', 'destructive'], timeout: 60_000, concurrent: true },
 );
 
 rule(
@@ -810,7 +822,7 @@ rule(
       '<p>  spaced   text  </p><custom-tag foo="bar">?</custom-tag>';
     const sent = expectCreated(
       '4.3-R11',
-      await w.send({ from: box0, to: box1, cc: [out], subject: 'As is', html }),
+      await w.send({ from: box0, to: box1, cc: [out], subject: w.subject('As is'), html }),
     );
     expectAt('4.3-R11', sent.html, 'the sent copy’s HTML equals the request').toBe(html);
     const copy = await w.delivered(box1);
@@ -824,7 +836,7 @@ rule(
     const part = typeof parsed.html === 'string' ? parsed.html.replace(/\r?\n$/, '') : parsed.html;
     expectAt('4.3-R11', part, 'the HTML part of the message sent').toBe(html);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -836,7 +848,7 @@ rule(
     const text = 'Line one\nLine <two> & **not markdown**\n\n  indented\u00e9';
     const sent = expectCreated(
       '4.3-R12',
-      await w.send({ from: box0, to: box1, subject: 'Text', text }),
+      await w.send({ from: box0, to: box1, subject: w.subject('Text'), text }),
     );
     expectAt('4.3-R12', sent.text).toBe(text);
     expectAt('4.3-R12', sent.html, 'a text body has no HTML part').toBeNull();
@@ -844,7 +856,7 @@ rule(
     expectAt('4.3-R12', copy.text).toBe(text);
     expectAt('4.3-R12', copy.html).toBeNull();
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -857,7 +869,7 @@ rule(
     const base = {
       from: box0,
       to: box1,
-      subject: 'Preheader',
+      subject: w.subject('Preheader'),
       preheader: 'Preview for {{ who }} & co',
       variables: { who: 'Ann' },
     };
@@ -905,9 +917,9 @@ rule(
 
     const none = expectCreated(
       'D-8',
-      await w.send({ from: box0, to: box1, subject: 'No preheader', markdown: 'x' }),
+      await w.send({ from: box0, to: box1, subject: w.subject('No preheader'), markdown: 'x' }),
     );
     expectAt('D-8', none.preheader).toBeNull();
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );

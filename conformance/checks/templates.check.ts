@@ -38,18 +38,18 @@ rule(
       await w.send({
         from: box0,
         to: box1,
-        subject: 'Hi {{name}}, {{count}} items',
+        subject: w.subject('Hi {{name}}, {{count}} items'),
         text: 'Dear {{name}}: {{count}} / {{price}} / {{zero}} / {{late}} / {{paid}}',
         variables,
       }),
       'text body',
     );
-    expectAt('2.6-R2', sent.subject).toBe('Hi Ann, 42 items');
+    expectAt('2.6-R2', sent.subject).toBe(w.subject('Hi Ann, 42 items'));
     expectAt('2.6-R1', sent.text, 'numbers and booleans as written').toBe(
       'Dear Ann: 42 / 120.5 / 0 / false / true',
     );
     const copy = await w.delivered(box1);
-    expectAt('2.6-R2', copy.subject, 'the recipient’s copy').toBe('Hi Ann, 42 items');
+    expectAt('2.6-R2', copy.subject, 'the recipient’s copy').toBe(w.subject('Hi Ann, 42 items'));
     expectAt('2.6-R1', copy.text).toBe('Dear Ann: 42 / 120.5 / 0 / false / true');
 
     const md = expectCreated(
@@ -57,21 +57,21 @@ rule(
       await w.send({
         from: box0,
         to: external('md'),
-        subject: '{{name}}',
+        subject: w.subject('{{name}}'),
         markdown: '**{{name}}** owes {{ price }}; paid: {{paid}}',
         variables,
       }),
       'Markdown body',
     );
-    expectAt('2.6-R2', md.subject).toBe('Ann');
+    expectAt('2.6-R2', md.subject).toBe(w.subject('Ann'));
     expectAt('2.6-R2', md.html ?? '').toMatch(/<strong>Ann<\/strong> owes 120\.5; paid: true/);
     expectAt('2.6-R2', md.text ?? '').toMatch(/Ann\** owes 120\.5; paid: true/);
     // The message that left for the outside address shows only in a control plane's outbox.
     if (!w.apiWorld) {
       const entry = (await w.outbox()).find((e) => e.sentEmailId === md.id);
-      expectAt('2.6-R2', entry?.subject, 'the subject as sent').toBe('Ann');
+      expectAt('2.6-R2', entry?.subject, 'the subject as sent').toBe(w.subject('Ann'));
       const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry!.id)));
-      expectAt('2.6-R2', parsed.subject).toBe('Ann');
+      expectAt('2.6-R2', parsed.subject).toBe(w.subject('Ann'));
       expectAt('2.6-R2', parsed.html || '').toMatch(/<strong>Ann<\/strong> owes 120\.5/);
     }
     expectAt('2.6-R2', JSON.stringify([md, copy, sent]).includes('{{'), 'no placeholder left').toBe(
@@ -84,7 +84,7 @@ rule(
       await w.send({
         from: box0,
         to: external('pre'),
-        subject: 's',
+        subject: w.subject('s'),
         preheader: '{{name}} paid={{paid}}',
         text: 'x',
         variables,
@@ -99,16 +99,16 @@ rule(
       await w.send({
         from: box0,
         to: external('spaced'),
-        subject: 'Hi {{name}}, {{ count }} items',
+        subject: w.subject('Hi {{name}}, {{ count }} items'),
         text: 'Dear {{  name  }}: {{count}}',
         variables,
       }),
       'spaces inside the braces',
     );
-    expectAt('D-24', spaced.subject).toBe('Hi Ann, 42 items');
+    expectAt('D-24', spaced.subject).toBe(w.subject('Hi Ann, 42 items'));
     expectAt('D-24', spaced.text).toBe('Dear Ann: 42');
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -123,23 +123,25 @@ rule(
       await w.send({
         from: box0,
         to: box1,
-        subject: 'Hello {{name}}',
+        subject: w.subject('Hello {{name}}'),
         html,
         variables: { name: 'Ann' },
       }),
       'HTML with variables supplied',
     );
-    expectAt('2.6-R2', sent.subject, 'variables still apply to the subject').toBe('Hello Ann');
+    expectAt('2.6-R2', sent.subject, 'variables still apply to the subject').toBe(
+      w.subject('Hello Ann'),
+    );
     expectAt('2.6-R3', sent.html, 'the HTML keeps its braces').toBe(html);
     expectAt('2.6-R3', (await w.delivered(box1)).html, 'in the recipient’s copy too').toBe(html);
     const bare = expectCreated(
       '2.6-R3',
-      await w.send({ from: box0, to: box1, subject: 'No variables', html }),
+      await w.send({ from: box0, to: box1, subject: w.subject('No variables'), html }),
       'HTML with {{…}} and no variables at all',
     );
     expectAt('2.6-R3', bare.html).toBe(html);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -157,7 +159,7 @@ rule(
         to: box1,
         cc: [box2, extCc],
         bcc: [box3, extBcc],
-        subject: 'For {{email}}',
+        subject: w.subject('For {{email}}'),
         text: 'Hello {{ email }}, from {{name}}. Leave: {{unsubscribe_url}}',
         variables: { name: 'Ann' },
       }),
@@ -166,7 +168,7 @@ rule(
     const urls = new Map<string, string>();
     for (const mailbox of [box1, box2, box3]) {
       const copy = await w.delivered(mailbox);
-      expectAt('2.6-R4', copy.subject, `${mailbox}'s subject`).toBe(`For ${mailbox}`);
+      expectAt('2.6-R4', copy.subject, `${mailbox}'s subject`).toBe(w.subject(`For ${mailbox}`));
       expectAt(
         '2.6-R4',
         copy.text?.startsWith(`Hello ${mailbox}, from Ann. Leave: `),
@@ -184,15 +186,17 @@ rule(
       // One message per recipient is how D-48 renders per recipient.
       expectAt('D-48', entry.recipients, 'a personal message has one recipient').toHaveLength(1);
       const recipient = entry.recipients[0]!;
-      expectAt('2.6-R4', entry.subject).toBe(`For ${recipient}`);
+      expectAt('2.6-R4', entry.subject).toBe(w.subject(`For ${recipient}`));
       const parsed = await simpleParser(Buffer.from(await w.control.outboxEml(entry.id)));
-      expectAt('2.6-R4', parsed.subject).toBe(`For ${recipient}`);
+      expectAt('2.6-R4', parsed.subject).toBe(w.subject(`For ${recipient}`));
       const text = (parsed.text ?? '').trim();
       expectAt('2.6-R4', text.startsWith(`Hello ${recipient}, from Ann. Leave: `), text).toBe(true);
       urls.set(recipient, urlOf(text));
     }
     // The sender's copy rendered for to, and what {{unsubscribe_url}} is: D-48 and D-24.
-    expectAt('D-48', sent.subject, 'the sender’s copy is rendered for to').toBe(`For ${box1}`);
+    expectAt('D-48', sent.subject, 'the sender’s copy is rendered for to').toBe(
+      w.subject(`For ${box1}`),
+    );
     expectAt('D-48', sent.text).toMatch(
       new RegExp(`^Hello ${box1.replace(/\./g, '\\.')}, from Ann\\. `),
     );
@@ -205,7 +209,7 @@ rule(
     }
     expectAt('D-24', new Set(urls.values()).size, 'one link per recipient').toBe(urls.size);
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -214,7 +218,7 @@ rule(
   async (context) => {
     const w = await world(context, { rule: '2.6-R1' });
     const [box0, box1] = w.box as [string, string];
-    const base = { from: box0, to: box1, subject: 'Vars', text: 'x {{x}}' };
+    const base = { from: box0, to: box1, subject: w.subject('Vars'), text: 'x {{x}}' };
     // Values and the flat map are §2.6's; the name syntax is D-24's.
     const cases: [string, unknown, ErrorRules, string | undefined][] = [
       ['an object value', { x: { a: 1 } }, ['2.6-R1', 'D-24'], 'variables.x'],
@@ -245,7 +249,7 @@ rule(
     );
     expectAt('D-24', sent.text).toBe('sixty-four');
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -255,7 +259,7 @@ rule(
     // §2.6 reserves the names; refusing a caller's value rather than overriding it is D-24's.
     const w = await world(context, { rule: 'D-24' });
     const [box0, box1] = w.box as [string, string];
-    const base = { from: box0, to: box1, subject: 'Reserved' };
+    const base = { from: box0, to: box1, subject: w.subject('Reserved') };
     const cases: [string, Record<string, unknown>, string][] = [
       ['email, used', { text: '{{email}}', variables: { email: 'x@y.test' } }, 'variables.email'],
       ['email, unused', { text: 'plain', variables: { email: 'x@y.test' } }, 'variables.email'],
@@ -282,7 +286,7 @@ rule(
       );
     await expectNothingStored(w, 'D-24', 'after reserved variables');
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 rule(
@@ -333,34 +337,44 @@ rule(
     const base = { from: box0, to: box1, cc: [external('cc')], bcc: [box1] };
     // Spaces inside the braces and case-sensitive names are D-24's choices.
     const cases: [string, Record<string, unknown>, ErrorRules, string][] = [
-      ['in the subject', { subject: 'Hi {{first}}', text: 'x' }, ['4.3-R3', 'D-24'], 'first'],
+      [
+        'in the subject',
+        { subject: w.subject('Hi {{first}}'), text: 'x' },
+        ['4.3-R3', 'D-24'],
+        'first',
+      ],
       [
         'in the subject, HTML body',
-        { subject: 'Hi {{ first }}', html: '<p>x</p>' },
+        { subject: w.subject('Hi {{ first }}'), html: '<p>x</p>' },
         'D-24',
         'first',
       ],
       [
         'in the preheader',
-        { subject: 's', preheader: 'See {{teaser}}', markdown: 'x', variables: { other: 1 } },
+        {
+          subject: w.subject('s'),
+          preheader: 'See {{teaser}}',
+          markdown: 'x',
+          variables: { other: 1 },
+        },
         ['4.3-R3', 'D-24'],
         'teaser',
       ],
       [
         'in the text',
-        { subject: 's', text: 'Total: {{amount}}', variables: {} },
+        { subject: w.subject('s'), text: 'Total: {{amount}}', variables: {} },
         ['4.3-R3', 'D-24'],
         'amount',
       ],
       [
         'in the Markdown',
-        { subject: '{{a}}', markdown: '**{{code_1}}**', variables: { a: 'A' } },
+        { subject: w.subject('{{a}}'), markdown: '**{{code_1}}**', variables: { a: 'A' } },
         ['4.3-R3', 'D-24'],
         'code_1',
       ],
       [
         'case matters',
-        { subject: 's', text: '{{name}}', variables: { Name: 'Ann' } },
+        { subject: w.subject('s'), text: '{{name}}', variables: { Name: 'Ann' } },
         'D-24',
         'name',
       ],
@@ -376,7 +390,7 @@ rule(
       );
     await expectNothingStored(w, '4.3-R3', 'after missing variables');
   },
-  { needs: ['mail', 'destructive'] },
+  { needs: ['mail', 'destructive'], concurrent: true },
 );
 
 /** A piece of a generated template: literal text, a variable (by index), or {{email}}. */
@@ -450,7 +464,7 @@ rule(
       const variables = Object.fromEntries(
         names.flatMap((name, i) => (supplied[i] ? [[name, values[i]]] : [])),
       );
-      const subjectTemplate = `S ${source(subject)}`;
+      const subjectTemplate = w.subject(`S ${source(subject)}`);
       const textTemplate = `T ${source(text)}`;
       const response = await w.send({
         from: box0,
@@ -480,9 +494,9 @@ rule(
       }
       const at = spaced ? 'D-24' : '2.6-R2';
       const sent = expectCreated(at, response, `subject ${subjectTemplate}, text ${textTemplate}`);
-      expectAt(at, sent.subject).toBe(`S ${rendered(subject)}`);
+      expectAt(at, sent.subject).toBe(w.subject(`S ${rendered(subject)}`));
       expectAt(at, sent.text).toBe(`T ${rendered(text)}`);
     });
   },
-  { needs: ['mail', 'destructive'], timeout: 60_000 },
+  { needs: ['mail', 'destructive'], timeout: 60_000, concurrent: true },
 );

@@ -59,7 +59,7 @@ const byBehaviour = (behaviour: string) => {
 describe('check.ts charges a failure to the rule its failing assertion names', () => {
   it('loads every fixture check', () => {
     expect(problems).toEqual([]);
-    expect(outcomes).toHaveLength(10);
+    expect(outcomes).toHaveLength(12);
   });
 
   it('records no charge on a passed check', () => {
@@ -113,6 +113,20 @@ describe('check.ts charges a failure to the rule its failing assertion names', (
   it('does not count time spent waiting on the target against a check’s budget', () => {
     const ran = byBehaviour('waits on the target longer than its budget and still finishes');
     expect(ran.state, ran.errors.join('\n')).toBe('passed');
+  });
+
+  it('keeps the wait clock and the rules reached of checks run side by side apart', () => {
+    const busy = byBehaviour(
+      'side by side: runs out of its budget while the check beside it waits on the target',
+    );
+    expect(busy.state).toBe('skipped');
+    // Its neighbour's wait is not its own, and its neighbour's D-2 is not a rule it reached.
+    expect(busy.skipReason).toContain('(0.0 s more waiting');
+    expect(busy.skipReason).toContain('rules reached: 4.1-R1; not reached: D-2');
+    const waiting = byBehaviour(
+      'side by side: waits on the target longer than its budget beside a busy check',
+    );
+    expect(waiting.state, waiting.errors.join('\n')).toBe('passed');
   });
 
   it('counts a contract breach for the contract’s rule though the check does not name it, in a property too', () => {

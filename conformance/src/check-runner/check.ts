@@ -1,12 +1,13 @@
 import type fc from 'fast-check';
-import { it } from 'vitest';
+import { it, type TestContext } from 'vitest';
 import {
   ChargedFailure,
   chargedRule,
-  collectReached,
+  collectingReached,
   recordingDecided,
 } from '../contract/charge.ts';
-import { resetWaiting, waitedSoFar } from '../client/waiting.ts';
+import { WaitClock, countingWaits } from '../client/waiting.ts';
+import { claimTag } from '../worlds/claims.ts';
 import { ApiClient } from '../client/client.ts';
 import type { StoredUpload } from '../client/policy.ts';
 import { readRunConfig, type Need, type RunConfig } from '../run/config.ts';
@@ -87,10 +88,25 @@ export { MissingCapability, type CheckContext };
 export interface CheckOptions {
   needs?: Need[];
   timeout?: number;
+  /**
+   * The check may run side by side with the other checks of its file that say so (vitest's
+   * `it.concurrent`, at most MAX_CONCURRENT_CHECKS at once, run/config.ts), instead of alone: it
+   * touches no state other checks share (a control world's clock, faults or suppressions), and
+   * in an API world it tags every email it sends with its own tag (`w.subject()`, send-world.ts)
+   * and sees only what it made or tagged (mail-watch.ts). A check that counts all the mail of a
+   * mailbox, or changes what every check sees, leaves it out and runs alone.
+   */
+  concurrent?: boolean;
 }
 
-let shared:
-  { target: Target; validator: SpecValidator; run: RunConfig; dialect: Dialect } | undefined;
+/**
+ * Needs whose state the whole target shares: a check with one of them runs alone even if it
+ * says it may run side by side (moving the clock or injecting a fault reaches every check).
+ */
+const SHARED_STATE_NEEDS: ReadonlySet<Need> = new Set<Need>(['clock', 'faults', 'suppressed']);
+
+type Shared = { target: Target; validator: SpecValidator; run: RunConfig; dialect: Dialect };
+let shared: Promise<Shared> | undefined;
 
 /** Set to 1, each worker says on stderr when it builds its target (cli.test.ts counts them). */
 export const TRACE_ENV = 'MAILTWIN_CONFORMANCE_TRACE';
@@ -99,30 +115,38 @@ export const TRACE_ENV = 'MAILTWIN_CONFORMANCE_TRACE';
  * One target and one validator per worker: the run does not isolate check files from each
  * other (cli/main.ts), so a worker builds the emulator and compiles the contract once, not once
  * per file (which cost about 2 s a file). The emulator is imported only when a check runs.
+ * Checks that start side by side share the one being built.
  */
-async function sharedState() {
-  if (shared === undefined) {
-    const run = readRunConfig();
-    const { createTarget } = await import('../worlds/targets.ts');
-    const target = createTarget(run.target);
-    const published = await publishedContract(target, run.binding?.publishedUrl);
-    const validator = new SpecValidator(undefined, undefined, published);
-    shared ??= {
-      run,
-      target,
-      validator,
-      dialect:
-        run.binding === undefined
-          ? defaultDialect()
-          : new Dialect(run.binding.resolved, (id) => validator.errorCodesOf(id)),
-    };
-    // The deployment's webhook covers all the mail the run causes: its receiver listens from
-    // the first check on, so no delivery fails for want of it.
-    if (shared.target.webhook !== undefined) await liveReceiver(shared.target.webhook.listen);
-    if (process.env[TRACE_ENV] === '1')
-      process.stderr.write(`mailtwin-conformance trace: built the ${run.target.kind} target\n`);
-  }
+function sharedState(): Promise<Shared> {
+  // A build that failed is tried again by the next check, as each check did before.
+  shared ??= buildShared().catch((error: unknown) => {
+    shared = undefined;
+    throw error;
+  });
   return shared;
+}
+
+async function buildShared(): Promise<Shared> {
+  const run = readRunConfig();
+  const { createTarget } = await import('../worlds/targets.ts');
+  const target = createTarget(run.target);
+  const published = await publishedContract(target, run.binding?.publishedUrl);
+  const validator = new SpecValidator(undefined, undefined, published);
+  const built: Shared = {
+    run,
+    target,
+    validator,
+    dialect:
+      run.binding === undefined
+        ? defaultDialect()
+        : new Dialect(run.binding.resolved, (id) => validator.errorCodesOf(id)),
+  };
+  // The deployment's webhook covers all the mail the run causes: its receiver listens from
+  // the first check on, so no delivery fails for want of it.
+  if (built.target.webhook !== undefined) await liveReceiver(built.target.webhook.listen);
+  if (process.env[TRACE_ENV] === '1')
+    process.stderr.write(`mailtwin-conformance trace: built the ${run.target.kind} target\n`);
+  return built;
 }
 
 /**
@@ -194,106 +218,127 @@ export function rule(
     collecting.push({ name, behaviour, rules: ruleIds, needs });
     return;
   }
-  it(
+  const concurrent =
+    options.concurrent === true && !needs.some((need) => SHARED_STATE_NEEDS.has(need));
+  (concurrent ? it.concurrent : it)(
     name,
     // The check's own budget (`budgetMs`, active time) ends it as not finished first; vitest's
     // time-out is only a backstop, long against a live target whose mail may take its time.
     { meta: { rules: ruleIds, needs, behaviour }, timeout: backstopMs(budgetMs) },
-    async (context) => {
-      // Decided from the configuration alone, before the target is built: the profile's
-      // choice and the target's offers, with the reason the report shows.
-      const config = readRunConfig();
-      const selection = selectCheck(needs, offeredNeeds(config.target), config.profile);
-      if (!selection.run) context.skip(selection.reason);
-      const { target, validator, run, dialect } = await sharedState();
-      const log: Exchange[] = [];
-      const counts = { requests: 0, cases: 0 };
-      // Files stored on a live target stay there (no endpoint deletes an upload): reported.
-      const uploads: StoredUpload[] = [];
-      const limiter = workerRateLimiter(run.workerMaxRps);
-      const api = new ApiClient(target, validator, log, {
-        writes: needs.includes('destructive'),
-        // Mail goes to the given mailboxes, and to suppressed addresses only to be refused.
-        ...(target.kind === 'live'
-          ? { mailboxes: [...(target.mailboxes ?? []), ...(target.suppressed ?? [])] }
-          : {}),
-        ...(limiter === undefined ? {} : { limiter }),
-        counter: counts,
-        requestTimeoutMs: run.requestTimeoutMs,
-        ...(target.kind === 'live' ? { uploads } : {}),
-        dialect,
-      });
-      const property = <T>(
-        arbitrary: fc.Arbitrary<T>,
-        predicate: (value: T) => Promise<void>,
-        options?: PropertyOptions,
-      ) => checkProperty(log, counts, arbitrary, predicate, options);
-      const undos: (() => Promise<void>)[] = [];
-      const cleanup = (undo: () => Promise<void>) => void undos.unshift(undo);
-      const unchecked = (ids: string[], missing: Need[]) => {
-        const selection = selectCheck(missing, offeredNeeds(config.target), config.profile);
-        const reason = selection.run ? `needs ${missing.join(', ')}` : selection.reason;
-        context.task.meta.unchecked = { rules: ids, needs: missing, reason };
-      };
-      resetWaiting();
+    (context) => {
+      // The check's own wait clock and rules reached follow its body's async calls, so checks
+      // run side by side each count only their own (waiting.ts, charge.ts).
+      const waits = new WaitClock();
       const reached = new Set<string>();
-      collectReached(reached);
-      const watchdog = startWatchdog(budgetMs);
-      try {
-        // Decided departures are recorded and the check goes on to its documented assertions;
-        // the first is then its verdict, unless a documented rule failed (decidedVerdict).
-        const { outcome, decided } = await recordingDecided(() =>
-          watchdog.race(() => body({ api, target, validator, run, property, cleanup, unchecked })),
-        );
-        if (outcome.status === 'rejected') throw decidedVerdict(outcome.reason, decided);
-        if (decided.length > 0) {
-          context.task.meta.completed = true;
-          throw decidedVerdict(undefined, decided);
-        }
-        expectSentSomething(counts.requests, `the check "${behaviour}"`);
-      } catch (error) {
-        const cause = uncharged(error);
-        if (cause instanceof NotFinished) {
-          context.task.meta.unfinished = true;
-          context.skip(notFinishedReason(cause, counts, reached, ruleIds));
-        }
-        if (cause instanceof SafetyRefusal) context.skip(`the suite refused: ${cause.message}`);
-        if (cause instanceof MissingCapability) context.skip(cause.message);
-        const charged = chargedRule(error);
-        if (charged !== undefined) context.task.meta.chargedRules = [charged];
-        // Every response is held to the whole contract, so a check may meet a breach of a rule
-        // it does not name: the breach is charged to the contract's rule, and the check then
-        // counts for that rule too.
-        const contractRule =
-          error instanceof ChargedFailure && error.byContract ? ruleById(error.ruleId) : undefined;
-        const checked =
-          contractRule !== undefined && !ruleIds.includes(contractRule.id)
-            ? [...rules, contractRule]
-            : rules;
-        if (checked !== rules) context.task.meta.rules = checked.map((r) => r.id);
-        throw explainFailure(
-          error,
-          checked,
-          behaviour,
-          log,
-          target,
-          run,
-          needs,
-          context.task.meta.completed === true,
-        );
-      } finally {
-        watchdog.stop();
-        collectReached(undefined);
-        // Cleaning up judges nothing: a failure to delete is the target's to explain later,
-        // never this check's verdict.
-        for (const undo of undos) await undo().catch(() => undefined);
-        // An abandoned body may still be running: once the clean-up is done, it sends nothing.
-        if (context.task.meta.unfinished === true) api.stop();
-        context.task.meta.requests = counts.requests;
-        context.task.meta.cases = counts.cases;
-        context.task.meta.waitedMs = Math.round(waitedSoFar());
-        if (uploads.length > 0) context.task.meta.uploads = uploads;
-      }
+      return countingWaits(waits, () =>
+        collectingReached(reached, () => runCheck(context, waits, reached)),
+      );
     },
   );
+
+  async function runCheck(context: TestContext, waits: WaitClock, reached: Set<string>) {
+    // Decided from the configuration alone, before the target is built: the profile's
+    // choice and the target's offers, with the reason the report shows.
+    const config = readRunConfig();
+    const selection = selectCheck(needs, offeredNeeds(config.target), config.profile);
+    if (!selection.run) context.skip(selection.reason);
+    const { target, validator, run, dialect } = await sharedState();
+    const log: Exchange[] = [];
+    const counts = { requests: 0, cases: 0 };
+    // Files stored on a live target stay there (no endpoint deletes an upload): reported.
+    const uploads: StoredUpload[] = [];
+    const limiter = workerRateLimiter(run.workerMaxRps);
+    const api = new ApiClient(target, validator, log, {
+      writes: needs.includes('destructive'),
+      // Mail goes to the given mailboxes, and to suppressed addresses only to be refused.
+      ...(target.kind === 'live'
+        ? { mailboxes: [...(target.mailboxes ?? []), ...(target.suppressed ?? [])] }
+        : {}),
+      ...(limiter === undefined ? {} : { limiter }),
+      counter: counts,
+      requestTimeoutMs: run.requestTimeoutMs,
+      ...(target.kind === 'live' ? { uploads } : {}),
+      dialect,
+    });
+    // Side by side in an API world, the check tags what it sends (worlds/claims.ts).
+    const tag = concurrent && target.kind === 'live' ? claimTag() : undefined;
+    const property = <T>(
+      arbitrary: fc.Arbitrary<T>,
+      predicate: (value: T) => Promise<void>,
+      options?: PropertyOptions,
+    ) => checkProperty(log, counts, arbitrary, predicate, options);
+    const undos: (() => Promise<void>)[] = [];
+    const cleanup = (undo: () => Promise<void>) => void undos.unshift(undo);
+    const unchecked = (ids: string[], missing: Need[]) => {
+      const selection = selectCheck(missing, offeredNeeds(config.target), config.profile);
+      const reason = selection.run ? `needs ${missing.join(', ')}` : selection.reason;
+      context.task.meta.unchecked = { rules: ids, needs: missing, reason };
+    };
+    const watchdog = startWatchdog(budgetMs);
+    try {
+      // Decided departures are recorded and the check goes on to its documented assertions;
+      // the first is then its verdict, unless a documented rule failed (decidedVerdict).
+      const { outcome, decided } = await recordingDecided(() =>
+        watchdog.race(() =>
+          body({
+            api,
+            target,
+            validator,
+            run,
+            property,
+            cleanup,
+            unchecked,
+            ...(tag === undefined ? {} : { tag }),
+          }),
+        ),
+      );
+      if (outcome.status === 'rejected') throw decidedVerdict(outcome.reason, decided);
+      if (decided.length > 0) {
+        context.task.meta.completed = true;
+        throw decidedVerdict(undefined, decided);
+      }
+      expectSentSomething(counts.requests, `the check "${behaviour}"`);
+    } catch (error) {
+      const cause = uncharged(error);
+      if (cause instanceof NotFinished) {
+        context.task.meta.unfinished = true;
+        context.skip(notFinishedReason(cause, counts, reached, ruleIds));
+      }
+      if (cause instanceof SafetyRefusal) context.skip(`the suite refused: ${cause.message}`);
+      if (cause instanceof MissingCapability) context.skip(cause.message);
+      const charged = chargedRule(error);
+      if (charged !== undefined) context.task.meta.chargedRules = [charged];
+      // Every response is held to the whole contract, so a check may meet a breach of a rule
+      // it does not name: the breach is charged to the contract's rule, and the check then
+      // counts for that rule too.
+      const contractRule =
+        error instanceof ChargedFailure && error.byContract ? ruleById(error.ruleId) : undefined;
+      const checked =
+        contractRule !== undefined && !ruleIds.includes(contractRule.id)
+          ? [...rules, contractRule]
+          : rules;
+      if (checked !== rules) context.task.meta.rules = checked.map((r) => r.id);
+      throw explainFailure(
+        error,
+        checked,
+        behaviour,
+        log,
+        target,
+        run,
+        needs,
+        context.task.meta.completed === true,
+      );
+    } finally {
+      watchdog.stop();
+      // Cleaning up judges nothing: a failure to delete is the target's to explain later,
+      // never this check's verdict.
+      for (const undo of undos) await undo().catch(() => undefined);
+      // An abandoned body may still be running: once the clean-up is done, it sends nothing.
+      if (context.task.meta.unfinished === true) api.stop();
+      context.task.meta.requests = counts.requests;
+      context.task.meta.cases = counts.cases;
+      context.task.meta.waitedMs = Math.round(waits.soFar());
+      if (uploads.length > 0) context.task.meta.uploads = uploads;
+    }
+  }
 }

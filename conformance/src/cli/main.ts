@@ -11,7 +11,12 @@ import {
   type ReportFormat,
 } from './options.ts';
 import { ConfigurationError } from './flag-values.ts';
-import { RUN_CONFIG_ENV, encodeRunConfig, type RunConfig } from '../run/config.ts';
+import {
+  RUN_CONFIG_ENV,
+  maxConcurrentChecks,
+  encodeRunConfig,
+  type RunConfig,
+} from '../run/config.ts';
 import { formatPlan, planChecks, type CollectedCheck } from './dry-run.ts';
 import { PROFILES, offeredNeeds } from '../run/profiles.ts';
 import { certificateFacts } from '../report/certificate.ts';
@@ -63,8 +68,9 @@ export async function main(argv: string[]): Promise<number> {
   }
   const rules = loadRules();
   // One budget for the whole run: each worker gets its share, so together they stay within it.
-  // An API world's checks share the target's own mailboxes and tell their mail apart by what
-  // is new since they began (mail-watch.ts): one check at a time.
+  // An API world's checks share the target's own mailboxes in one worker: they tell their mail
+  // apart by what is new since they began (mail-watch.ts), and checks run side by side by the
+  // tags they put in their subjects (worlds/claims.ts).
   const workers =
     run.target.kind === 'live' && run.target.control === undefined ? 1 : workerCount();
   const config: RunConfig = {
@@ -250,6 +256,8 @@ function vitestOptions(run: CliRun, workers: number) {
     watch: false,
     run: true,
     maxWorkers: workers,
+    // Checks that say so run side by side within their file (check.ts, `concurrent`).
+    maxConcurrency: maxConcurrentChecks(),
     ...(run.shard === undefined ? {} : { shard: run.shard }),
   };
 }

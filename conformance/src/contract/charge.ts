@@ -123,7 +123,7 @@ function charged<A extends object>(ruleId: string, assertion: A): A {
               throw charged;
             });
           }
-          if (!isThenable(result)) reachedSink?.add(ruleId);
+          if (!isThenable(result)) reachedSink.getStore()?.add(ruleId);
           return typeof result === 'object' && result !== null ? charged(ruleId, result) : result;
         };
       }
@@ -152,13 +152,14 @@ export function abandonable<T>(block: () => Promise<T>): { running: Promise<T>; 
 
 /**
  * Rules whose assertions have held so far in the running check: a check that runs out of time
- * reports how far it got (check.ts). Undefined outside a check.
+ * reports how far it got (check.ts). Each check collects into its own set, which follows its
+ * body's async calls, so checks run side by side never record into each other's.
  */
-let reachedSink: Set<string> | undefined;
+const reachedSink = new AsyncLocalStorage<Set<string>>();
 
-/** Collects the rules whose assertions hold into `into` (undefined stops collecting). */
-export function collectReached(into: Set<string> | undefined): void {
-  reachedSink = into;
+/** Runs `block` collecting into `into` the rules whose assertions hold in it. */
+export function collectingReached<T>(into: Set<string>, block: () => T): T {
+  return reachedSink.run(into, block);
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -179,3 +179,19 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
   if (raw === undefined || raw === '') return defaults;
   return { ...defaults, ...(JSON.parse(raw) as Partial<RunConfig>) };
 }
+
+/**
+ * Checks that say they may run side by side (check-runner/check.ts, `concurrent`) run at most
+ * this many at once (vitest's `maxConcurrency`): enough to await many deliveries at once, few
+ * enough that a target's answers to one check are not held up behind the others'.
+ */
+export const MAX_CONCURRENT_CHECKS = 10;
+
+/** Set to a number, how many checks run side by side at most instead (1: one at a time). */
+export const CONCURRENCY_ENV = 'MAILTWIN_CONFORMANCE_CONCURRENCY';
+
+/** The bound on checks run side by side: {@link CONCURRENCY_ENV}, else the default. */
+export function maxConcurrentChecks(env: NodeJS.ProcessEnv = process.env): number {
+  const asked = Number.parseInt(env[CONCURRENCY_ENV] ?? '', 10);
+  return Number.isInteger(asked) && asked > 0 ? asked : MAX_CONCURRENT_CHECKS;
+}

@@ -32,6 +32,12 @@ export interface CheckContext {
    * lacks: if it passes, they are reported skipped with that reason, not passed.
    */
   unchecked(rules: string[], needs: Need[]): void;
+  /**
+   * Set when the check runs side by side with others in an API world (check-runner/check.ts,
+   * `concurrent`): the tag every email it sends carries in its subject (worlds/claims.ts), by
+   * which its mail watch tells its mail from theirs.
+   */
+  tag?: string;
 }
 
 /**

@@ -4,6 +4,7 @@ import { ApiClient, type ApiResponse } from '../client/client.ts';
 import type { SpecValidator } from '../contract/spec-validator.ts';
 import type { Target } from '../client/target.ts';
 import { MailWatch, type ListedEmail } from './mail-watch.ts';
+import { claimTag, tagged } from './claims.ts';
 
 /** A mailbox the fake target lists: what it holds now, and how many listings were asked. */
 function fakeTarget(initial: ListedEmail[]) {
@@ -100,6 +101,55 @@ describe('MailWatch (API world)', () => {
     };
     await watch.removeAll();
     expect(deleted).toEqual(['/emails/sent-1']);
+  });
+});
+
+describe('MailWatch of checks run side by side (tagged)', () => {
+  const withSubject = (id: string, receivedAt: string, subject: string): ListedEmail => ({
+    ...email(id, receivedAt, 'hello@acme.test'),
+    subject,
+  });
+
+  it("sees its own and untagged mail, never another check's, awaits only its own copy, and deletes only what it sees", async () => {
+    const target = fakeTarget([email('old', '2026-01-01T00:00:00Z')]);
+    const [a, b] = [claimTag(), claimTag()];
+    const watchA = new MailWatch(target.api, 'sk-test', ['hello@acme.test'], 600_000, true, a);
+    const watchB = new MailWatch(target.api, 'sk-test', ['hello@acme.test'], 600_000, true, b);
+    await watchA.start();
+    await watchB.start();
+    watchA.recordWrite(sentTo('sent-a'));
+    watchB.recordWrite(sentTo('sent-b'));
+    // B's copy and a stray email no check tagged arrive first; A's copy only after a listing.
+    target.held.push(withSubject('copy-b', '2026-01-02T00:00:00Z', tagged('Hello', b)));
+    target.held.push(withSubject('stray', '2026-01-02T00:00:01Z', 'Hello'));
+    const request = target.api.request.bind(target.api);
+    let listed = 0;
+    (target.api as unknown as { request: unknown }).request = async (asked: { path: string }) => {
+      if (++listed === 3)
+        target.held.push(withSubject('copy-a', '2026-01-02T00:00:02Z', tagged('Re: Hello', a)));
+      return request(asked as never);
+    };
+    expect((await watchA.newEmails('hello@acme.test')).map((e) => e.id).sort()).toEqual([
+      'copy-a',
+      'stray',
+    ]);
+    expect((await watchB.newEmails('hello@acme.test')).map((e) => e.id).sort()).toEqual([
+      'copy-b',
+      'stray',
+    ]);
+    const deleted: string[] = [];
+    (target.api as unknown as { request: unknown }).request = async ({
+      method,
+      path,
+    }: {
+      method?: string;
+      path: string;
+    }) => {
+      if (method === 'DELETE') deleted.push(path);
+      return response(method === 'DELETE' ? 204 : 200, { emails: target.held });
+    };
+    await watchA.removeAll();
+    expect(deleted.sort()).toEqual(['/emails/copy-a', '/emails/stray']);
   });
 });
 

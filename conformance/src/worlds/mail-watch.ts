@@ -10,9 +10,14 @@
  * recipients, which reads wait for (up to `--delivery-timeout`) before they list. When the
  * check ends, every new email that is the check's own (a sent copy, or mail from one of the
  * watched mailboxes) is deleted, so the mailboxes are left as they were found.
+ *
+ * Checks that run side by side (check-runner/check.ts, `concurrent`) share the mailboxes: each
+ * tags the subject of what it sends (worlds/claims.ts), and the watch of one never takes mail
+ * carrying another's tag for new, never awaits it and never deletes it.
  */
 import type { ApiClient, ApiResponse } from '../client/client.ts';
 import { waitingOnTarget } from '../client/waiting.ts';
+import { carriesOtherTag } from './claims.ts';
 
 /** An email as a listing shows it, with what the watch reads. */
 export interface ListedEmail {
@@ -39,6 +44,9 @@ const MAIL_WRITES = /^\/emails\/(send|[^/]+\/(reply|forward))$/;
 const FIRST_POLL_MS = 100;
 const MAX_POLL_MS = 250;
 
+/** Deletes the clean-up sends at once. */
+const DELETES_AT_ONCE = 6;
+
 /** Pages of one folder a listing reads at most: 1,000 emails newer than the check's start. */
 const MAX_PAGES = 10;
 
@@ -61,6 +69,11 @@ export class MailWatch {
      * `--delivery-timeout` for a copy that is already gone.
      */
     private readonly awaitCopies = true,
+    /**
+     * The check's tag when it runs side by side with others (worlds/claims.ts): mail carrying
+     * another check's tag in its subject is theirs, never new to this watch.
+     */
+    private readonly tag?: string,
   ) {
     // Every send, reply and forward through the check's client, whatever the check does with
     // the answer (a write answered outside the contract throws before the check sees it).
@@ -136,12 +149,17 @@ export class MailWatch {
           this.created.has(email.id) ||
           this.mailboxes.some((m) => m.toLowerCase() === email.from.address.toLowerCase()),
       );
-      for (const email of own)
-        await this.api.request({
-          method: 'DELETE',
-          path: `/emails/${encodeURIComponent(email.id)}`,
-          apiKey: this.apiKey,
-        });
+      // A few at a time: each delete waits on the target, none on another.
+      const queue = [...own];
+      const lane = async () => {
+        for (let email = queue.shift(); email !== undefined; email = queue.shift())
+          await this.api.request({
+            method: 'DELETE',
+            path: `/emails/${encodeURIComponent(email.id)}`,
+            apiKey: this.apiKey,
+          });
+      };
+      await Promise.all(Array.from({ length: Math.min(DELETES_AT_ONCE, queue.length) }, lane));
     }
   }
 
@@ -172,7 +190,19 @@ export class MailWatch {
         ? await this.listAll(mailbox, before.newest)
         : await this.list(mailbox, folder, before.newest);
     return listed.filter(
-      (email) => !before.ids.has(email.id) && (Date.parse(email.receivedAt) || 0) >= before.newest,
+      (email) =>
+        !before.ids.has(email.id) &&
+        (Date.parse(email.receivedAt) || 0) >= before.newest &&
+        !this.othersMail(email),
+    );
+  }
+
+  /** Mail another check running side by side made: tagged with its tag, not made here. */
+  private othersMail(email: ListedEmail): boolean {
+    return (
+      this.tag !== undefined &&
+      !this.created.has(email.id) &&
+      carriesOtherTag(String(email.subject ?? ''), this.tag)
     );
   }
 

@@ -15,6 +15,7 @@ import { MissingCapability, type CheckContext } from './context.ts';
 import type { ApiResponse } from '../client/client.ts';
 import { ControlClient, createTenant, type InboundEmail } from '../client/control-client.ts';
 import { MailWatch } from './mail-watch.ts';
+import { tagged } from './claims.ts';
 
 /** An address as the API returns it: the address and the display name, if any. */
 export interface Address {
@@ -83,7 +84,9 @@ export async function world(context: CheckContext, { boxes = 2, rule }: WorldOpt
   // An API world's mailboxes are the target's own: the watch tells this check's mail apart,
   // waits for it to arrive, and deletes it when the check ends (mail-watch.ts).
   const watch =
-    control === undefined ? new MailWatch(api, apiKey, box, target.deliveryTimeoutMs) : undefined;
+    control === undefined
+      ? new MailWatch(api, apiKey, box, target.deliveryTimeoutMs, true, context.tag)
+      : undefined;
   if (watch !== undefined) {
     await watch.start();
     context.cleanup(() => watch.removeAll());
@@ -195,9 +198,15 @@ export async function world(context: CheckContext, { boxes = 2, rule }: WorldOpt
     expectAt(at, response.status, `GET /attachments/${id}`).toBe(200);
     return Buffer.from(response.bytes);
   };
+  /**
+   * A subject for mail the check sends: `text` as it is, or tagged with the check's own tag
+   * when it runs side by side with others in an API world (worlds/claims.ts).
+   */
+  const subject = (text: string) => (context.tag === undefined ? text : tagged(text, context.tag));
   return {
     rule,
     api,
+    subject,
     /** The control plane; in an API world, asking for it skips the check (MissingCapability). */
     get control() {
       return controlOnly('the control plane');
