@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOOKUP_COST_IN_MATCHES, searchPlan, SORT_BELOW, WALK_ROWS } from './search.ts';
+import { RANGE_COST, RANGE_MARGIN, rangeRows, searchPlan, SORT_BELOW } from './search.ts';
 
 /** A sample of the newest matches: `found` of them among the newest `span` emails. */
 const sample = (found: number, span: number, newestRowid = 100_000) => ({
@@ -14,28 +14,35 @@ describe('searchPlan', () => {
     expect(searchPlan(sample(SORT_BELOW - 1, 100_000), 26)).toBe('sort');
   });
 
-  it('walks when the newest matches are dense enough to fill the page within 3/4 of a walk', () => {
-    // Every email matches: 26 lookups.
-    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW), 26)).toBe('walk');
-    const rows = 26;
-    const sparsest = rows / ((WALK_ROWS * 3) / 4);
-    const span = Math.floor(SORT_BELOW / sparsest);
-    expect(searchPlan(sample(SORT_BELOW, span), rows)).toBe('walk');
-    expect(searchPlan(sample(SORT_BELOW, span + 10), rows)).toBe('filter');
+  it('reads the mailbox through the newest matches when matches are many', () => {
+    // Every email matches.
+    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW), 26)).toBe('range');
+    // matches² just above RANGE_COST × rows × emails, then just below.
+    const emails = 100_000;
+    const even = Math.sqrt(RANGE_COST * 26 * emails) / emails;
+    expect(searchPlan(sample(SORT_BELOW, Math.floor(SORT_BELOW / even / 1.01)), 26)).toBe('range');
+    expect(searchPlan(sample(SORT_BELOW, Math.ceil(SORT_BELOW / even / 0.99)), 26)).toBe('filter');
   });
 
-  it('filters for sparser matches and for pages too long to walk', () => {
-    expect(searchPlan(sample(SORT_BELOW, 100_000), 26)).toBe('filter');
-    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW), 101)).toBe('filter');
+  it('reads the mailbox through every match when matches are neither few nor many', () => {
+    // One email in a hundred of 100,000: 1,000 matches.
+    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW * 100), 26)).toBe('filter');
+    // The same density over 10,000 emails, for a page of 101 rows.
+    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW * 10, 10_000), 101)).toBe('filter');
+  });
+});
+
+describe('rangeRows', () => {
+  it('expects the page among the emails that hold its rows at the sampled density, with a margin', () => {
+    // Every email matches: the page's rows and the margin's.
+    expect(rangeRows(sample(SORT_BELOW, SORT_BELOW), 26)).toBe(Math.ceil(26 * RANGE_MARGIN) + 26);
+    // One email in ten matches: ten times as many.
+    expect(rangeRows(sample(SORT_BELOW, SORT_BELOW * 10), 26)).toBe(
+      Math.ceil(26 * RANGE_MARGIN * 10) + 26,
+    );
   });
 
-  it('filters when the index holds fewer matches than the lookups of a walk are worth', () => {
-    // Every email matches, 26 lookups: worth 26 × LOOKUP_COST_IN_MATCHES matches read.
-    const worth = 26 * LOOKUP_COST_IN_MATCHES;
-    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW, worth), 26)).toBe('walk');
-    expect(searchPlan(sample(SORT_BELOW, SORT_BELOW, worth - 1), 26)).toBe('filter');
-    // A third of 10,000 emails match: 78 lookups, against about 3,300 matches to read.
-    expect(searchPlan(sample(SORT_BELOW, 1_500, 10_000), 26)).toBe('filter');
-    expect(searchPlan(sample(SORT_BELOW, 1_500, 100_000), 26)).toBe('walk');
+  it('reads the whole mailbox when the sample found no match', () => {
+    expect(rangeRows({ found: 0, oldestSampled: 0, newestRowid: 0 }, 26)).toBe(2 ** 31);
   });
 });

@@ -23,30 +23,27 @@ export function ftsMatchExpression(q: string): string | undefined {
 }
 
 /**
- * How the store finds a page of search results, newest first (email-store.ts):
+ * How the store finds a page of search results, newest first (page-query.ts):
  * - `sort`: few emails match at all, so all of them are read and sorted;
- * - `walk`: most emails match, so the mailbox is read newest first and each email is looked up
- *   in the index until the page is full (the walk reads at most WALK_ROWS emails, then gives
- *   way to `filter`);
- * - `filter`: in between, the matches are gathered into a set and the mailbox read newest
- *   first through it.
+ * - `range`: the mailbox is read newest first through the matches among the newest emails
+ *   only: those stored no earlier than the oldest of the `rangeRows` emails a page is expected
+ *   to read. An email stored earlier that the read reaches shows that the guess fell short, and
+ *   the page is read again by `filter`;
+ * - `filter`: the mailbox is read newest first through the set of every match.
  * All three give the same rows; only their cost differs, so the choice may rest on estimates.
  */
-export type SearchPlan = 'sort' | 'walk' | 'filter';
+export type SearchPlan = 'sort' | 'range' | 'filter';
 
 /**
- * Fewer matches than this are sorted: reading and sorting them costs about 1 µs each, while
- * the filter plan, for matches this few, may read the whole mailbox (about 0.1 µs an email).
+ * Fewer matches than this are sorted (about 2 µs each: a row read and a sort); the sample reads
+ * at most this many, so a sample that finds fewer has found them all.
  */
-export const SORT_BELOW = 500;
-
-/** A walk looks up at most this many emails (a lookup costs tens of µs: one seek per segment). */
-export const WALK_ROWS = 120;
+export const SORT_BELOW = 100;
 
 /**
- * The newest matches by rowid (the order mail was stored in, which the walk's newest-first order
+ * The newest matches by rowid (the order mail was stored in, which the newest-first order
  * mostly follows), at most SORT_BELOW of them: how many, the lowest rowid among them, and the
- * highest rowid of any email, to tell how densely matches fall where a walk would read.
+ * highest rowid of any email, to tell how densely matches fall where a page is read.
  */
 export interface MatchSample {
   found: number;
@@ -54,23 +51,45 @@ export interface MatchSample {
   newestRowid: number;
 }
 
-/** The plan for a page of `rows` rows (the page and the one after, which says whether more follow). */
+/**
+ * The plan for a page of `rows` rows (the page and the one after, which says whether more
+ * follow) with this sample of the matches. The filter plan reads every match (about
+ * density × newestRowid of them); the range plan reads the mailbox's index about
+ * rows / density deep, twice, and a few matches: it pays when the matches are many,
+ * matches² > RANGE_COST × rows × emails.
+ */
 export function searchPlan(sample: MatchSample, rows: number): SearchPlan {
   if (sample.found < SORT_BELOW) return 'sort';
-  const density = sample.found / Math.max(1, sample.newestRowid - sample.oldestSampled + 1);
-  // Expected lookups rows / density, at most three quarters of the walk's rows: the density is
-  // measured among the newest emails, where the walk reads, and a wrong guess costs one walk.
-  const lookups = rows / density;
-  if (lookups > (WALK_ROWS * 3) / 4) return 'filter';
-  // The filter reads every match of the index, about density × newestRowid of them: fewer than
-  // the lookups are worth, and reading them all is the cheaper plan.
-  return lookups * LOOKUP_COST_IN_MATCHES <= density * sample.newestRowid ? 'walk' : 'filter';
+  const emails = Math.max(1, sample.newestRowid);
+  const matches = density(sample) * emails;
+  return matches * matches > RANGE_COST * rows * emails ? 'range' : 'filter';
 }
 
 /**
- * What one lookup of the walk costs in matches the filter reads: about 25 µs against 0.3 µs
- * (measured on 10,000 emails, `npm run bench -- mix`'s corpus). Without it a term in a third of
- * a 10,000-email mailbox was walked, about 80 lookups (2 ms), where its 3,300 matches are read
- * in 1 ms; at 100,000 emails such a term has ten times the matches, and the walk stays.
+ * How much dearer the range plan's read of an email of the index is than the filter plan's
+ * read of a match: measured over the bench's 10,000-email mailbox and its client mix, pages
+ * compared in pairs in one process (scratch harness; issue 31): a term in 2,000 of the 10,000
+ * emails costs the two plans alike, at 26 rows.
  */
-export const LOOKUP_COST_IN_MATCHES = 80;
+export const RANGE_COST = 15;
+
+function density(sample: MatchSample): number {
+  return sample.found / Math.max(1, sample.newestRowid - sample.oldestSampled + 1);
+}
+
+/**
+ * How many of the (filtered) mailbox's newest emails the range plan takes its matches among,
+ * for a page of `rows` rows (the page and the one after, which says whether more follow): the
+ * emails expected to hold `rows` matches at the sampled density, with a margin, so that a
+ * page rarely has to be read again. Reading an email of the mailbox's index costs about
+ * 0.1 µs, against tens of µs for reading a page again.
+ */
+export function rangeRows(sample: MatchSample, rows: number): number {
+  const sampled = density(sample);
+  // No match sampled: the whole mailbox (a finite bound, as SQLite's LIMIT takes).
+  if (sampled === 0) return 2 ** 31;
+  return Math.ceil((rows * RANGE_MARGIN) / sampled) + rows;
+}
+
+/** How many times the expected matches the range plan's emails are to hold. */
+export const RANGE_MARGIN = 1.5;

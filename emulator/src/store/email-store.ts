@@ -6,7 +6,6 @@ import type { SettingsStore } from './settings-store.ts';
 import type { DataVersion } from './data-version.ts';
 import { QueryCache } from './query-cache.ts';
 import { searchedText } from './search-text.ts';
-import { WALK_ROWS } from '../domain/search.ts';
 import { pageQuery, type SearchTuning } from './page-query.ts';
 import type {
   Address,
@@ -77,14 +76,8 @@ export class EmailStore {
 
   private readonly pages: QueryCache<JsonPage>;
 
-  /**
-   * For tests: a search plan to use whatever the sample says, how many emails a walk reads at
-   * most, and whether a walk that ends short gives way to the filter plan.
-   */
-  searchTuning: SearchTuning = {
-    walkRows: WALK_ROWS,
-    fallBack: true,
-  };
+  /** For tests: a search plan to use whatever the sample says (page-query.ts). */
+  searchTuning: SearchTuning = {};
 
   constructor(
     private readonly db: Database.Database,

@@ -1,20 +1,28 @@
 /**
  * The page query of GET /emails (§4.2): newest first (receivedAt, then id; D-17), every filter
  * in one place, and with `q` (D-13) one of three plans that give the same rows: sort the
- * matches, walk the mailbox newest first, or filter by the index (domain/search.ts).
+ * matches, read the mailbox through the newest matches, or through all of them
+ * (domain/search.ts).
  */
-import { searchPlan, SORT_BELOW, type MatchSample, type SearchPlan } from '../domain/search.ts';
+import {
+  rangeRows,
+  searchPlan,
+  SORT_BELOW,
+  type MatchSample,
+  type SearchPlan,
+} from '../domain/search.ts';
 import type { EmailFilter, ListPosition } from '../domain/types.ts';
 import type { Statements } from './statements.ts';
 
 /**
- * For tests: a search plan to use whatever the sample says, how many emails a walk reads at
- * most, and whether a walk that ends short gives way to the filter plan.
+ * For tests: a search plan to use whatever the sample says, and how many of the mailbox's
+ * newest emails the range plan takes its matches among (domain/search.ts, rangeRows).
  */
 export interface SearchTuning {
   plan?: SearchPlan;
-  walkRows: number;
-  fallBack: boolean;
+  rangeRows?: number;
+  /** Told the plan whose rows a page is: the one asked for, or the filter plan after a range. */
+  answeredBy?: (plan: SearchPlan) => void;
 }
 
 /** A page's rows, up to limit + 1 (`raw`: as arrays), and the key its result is cached under. */
@@ -107,7 +115,7 @@ export function pageQuery(
     };
   return {
     key,
-    run: (raw) => searchPage(sql, tuning, columns, filters, match, limit + 1, raw, rows),
+    run: (raw) => searchPage(sql, tuning, columns, filters, params, match, limit + 1, raw, rows),
   };
 }
 
@@ -117,15 +125,21 @@ function searchPage(
   tuning: SearchTuning,
   columns: string,
   filters: string,
+  params: Record<string, string | number>,
   match: string,
   pageRows: number,
   raw: boolean,
   rows: (sql: string, raw: boolean, extra?: Record<string, string | number>) => unknown[],
 ): unknown[] {
-  const plan =
-    tuning.plan ??
-    searchPlan(sql.get(SAMPLE_MATCHES).get({ match, cap: SORT_BELOW }) as MatchSample, pageRows);
-  if (plan === 'sort')
+  let plan = tuning.plan;
+  let walkRows = tuning.rangeRows;
+  if (plan === undefined || (plan === 'range' && walkRows === undefined)) {
+    const sample = sql.get(SAMPLE_MATCHES).get({ match, cap: SORT_BELOW }) as MatchSample;
+    plan ??= searchPlan(sample, pageRows);
+    walkRows ??= rangeRows(sample, pageRows);
+  }
+  if (plan === 'sort') {
+    tuning.answeredBy?.('sort');
     // Sorts the matches' keys only, then reads the page's rows: a sort of whole rows copies
     // every match's summary.
     return rows(
@@ -136,23 +150,68 @@ function searchPage(
       raw,
       { match },
     );
-  if (plan === 'walk') {
-    // The inner query yields the mailbox newest first, one row at a time, and stops the walk
-    // after walkRows rows: a term common overall may still be rare in this mailbox.
-    const walk = NEWEST_FIRST.replace(limitOf('@limit'), limitOf('@walkRows'));
-    const walked = rows(
-      `SELECT ${columns} FROM (SELECT * FROM emails e WHERE ${filters} ${walk}) e
-         WHERE EXISTS (SELECT 1 FROM emails_fts WHERE emails_fts MATCH @match AND rowid = e.seq)
-         ${NEWEST_FIRST}`,
-      raw,
-      { match, walkRows: tuning.walkRows },
-    );
-    // A full page is the answer; a short one may only mean the walk stopped early.
-    if (walked.length === pageRows || !tuning.fallBack) return walked;
   }
+  if (plan === 'range') {
+    const page = rangePage(sql, columns, filters, params, match, walkRows ?? 0, raw, rows);
+    if (page !== undefined) {
+      tuning.answeredBy?.('range');
+      return page;
+    }
+  }
+  tuning.answeredBy?.('filter');
   return rows(
     `SELECT ${columns} FROM emails e WHERE ${filters} AND ${IS_MATCH} ${NEWEST_FIRST}`,
     raw,
     { match },
   );
+}
+
+/**
+ * The rowid (seq) from which the range plan reads matches: the lowest among the filtered
+ * mailbox's `walkRows` newest emails, read from the mailbox's index alone; 0 for none.
+ */
+const RANGE_START = (filters: string) =>
+  `SELECT coalesce(min(seq), 0) FROM (
+     SELECT e.seq FROM emails e WHERE ${filters} ${NEWEST_FIRST.replace(limitOf('@limit'), limitOf('@walkRows'))})`;
+
+/**
+ * The range plan's page, or undefined when it cannot tell. The mailbox is read newest first
+ * (through its index, as a page without `q`), keeping each email that is a match stored from
+ * `@from` on, and each email stored before `@from`, marked by a last column of 0. The matches
+ * from `@from` on are read from the full-text index's rowid range alone (a cast: FTS5 narrows
+ * its read to a rowid bound only when the bound is an integer, and a JavaScript number is bound
+ * as a real). While no email stored before `@from` is among the rows, every email the read
+ * passed was either kept or no match, so the rows are the page, whether full or the mailbox's
+ * last; one such email means a match stored earlier may belong to the page: undefined, and the
+ * page is read by the filter plan.
+ */
+function rangePage(
+  sql: Statements,
+  columns: string,
+  filters: string,
+  params: Record<string, string | number>,
+  match: string,
+  walkRows: number,
+  raw: boolean,
+  rows: (sql: string, raw: boolean, extra?: Record<string, string | number>) => unknown[],
+): unknown[] | undefined {
+  const from = sql
+    .get(RANGE_START(filters))
+    .pluck(true)
+    .get({ ...params, walkRows });
+  const FROM = 'CAST(@from AS INTEGER)';
+  const found = rows(
+    `SELECT ${columns}, e.seq >= ${FROM} AS in_range FROM emails e WHERE ${filters}
+       AND (e.seq < ${FROM} OR e.seq IN (
+         SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match AND rowid >= ${FROM}))
+       ${NEWEST_FIRST}`,
+    raw,
+    { match, from: from as number },
+  );
+  for (const row of found) {
+    const inRange = raw ? (row as unknown[]).pop() : (row as Record<string, unknown>).in_range;
+    if (!raw) delete (row as Record<string, unknown>).in_range;
+    if (inRange !== 1) return undefined;
+  }
+  return found;
 }

@@ -1,7 +1,9 @@
 /**
  * The three search plans (domain/search.ts, searchPlan) answer every page alike: same emails,
  * same order, same end of page, over mail whose receivedAt has nothing to do with the order
- * it was stored in, with filters, cursors, deletions and moves between folders.
+ * it was stored in, with filters, cursors, deletions and moves between folders. The range plan
+ * answers a page itself where mail was stored in the order it was received, and gives way to
+ * the filter plan where it cannot tell.
  */
 import { describe, expect, it } from 'vitest';
 import { ftsMatchExpression, type SearchPlan } from '../domain/search.ts';
@@ -63,12 +65,14 @@ function corpus(): Store {
   return store;
 }
 
-const TUNINGS: Record<string, { plan?: SearchPlan; walkRows: number; fallBack: boolean }> = {
-  filter: { plan: 'filter', walkRows: 0, fallBack: true },
-  sort: { plan: 'sort', walkRows: 0, fallBack: true },
-  'walk, whole mailbox': { plan: 'walk', walkRows: 1e9, fallBack: false },
-  'walk, cut short then filter': { plan: 'walk', walkRows: 5, fallBack: true },
-  chosen: { walkRows: 120, fallBack: true },
+const TUNINGS: Record<string, { plan?: SearchPlan; rangeRows?: number }> = {
+  filter: { plan: 'filter' },
+  sort: { plan: 'sort' },
+  'range, whole mailbox': { plan: 'range', rangeRows: 1e9 },
+  'range, as sampled': { plan: 'range' },
+  'range, cut short then filter': { plan: 'range', rangeRows: 5 },
+  'range, one email': { plan: 'range', rangeRows: 1 },
+  chosen: {},
 };
 
 /** Every page of a walk with the cursor, as list and as JSON, under one tuning. */
@@ -109,11 +113,24 @@ describe('search plans', () => {
             store.settings.set('search-plans-test', name);
             return walk(store, filter, limit);
           });
-          store.emails.searchTuning = { walkRows: 120, fallBack: true };
+          store.emails.searchTuning = {};
           for (const answer of answers.slice(1)) expect(answer).toEqual(answers[0]);
         }
     });
   }
+
+  it('gives way to the filter plan when an email stored earlier is newer', () => {
+    const answered: SearchPlan[] = [];
+    store.emails.searchTuning = {
+      plan: 'range',
+      rangeRows: 1,
+      answeredBy: (plan) => answered.push(plan),
+    };
+    store.settings.set('search-plans-test', 'fall back');
+    walk(store, { mailbox: MAILBOX, match: ftsMatchExpression('kalo') }, 7);
+    store.emails.searchTuning = {};
+    expect(answered).toContain('filter');
+  });
 
   it('finds emails: the comparison is not between empty pages', () => {
     const found = (q: string) =>
@@ -121,5 +138,44 @@ describe('search plans', () => {
     expect(found('kalo')).toBeGreaterThan(150);
     expect(found('sol tierra')).toBeGreaterThan(0);
     expect(found('sol tierra')).toBeLessThan(found('kalo') / 4);
+  });
+});
+
+describe('the range plan over mail stored as it was received', () => {
+  /** 300 emails, each received after the one stored before it, `kalo` in most of them. */
+  function inOrder(): Store {
+    const random = seeded(11);
+    const store = openStore();
+    store.directory.createMailbox({ address: MAILBOX, domain: 'acme.test', displayName: null });
+    const word = () => WORDS[Math.floor(WORDS.length * random() ** 2)] as string;
+    for (let n = 0; n < 300; n += 1) {
+      store.emails.insert(
+        storedEmail({
+          id: `em_${String(n).padStart(4, '0')}`,
+          mailbox: MAILBOX,
+          folder: FOLDERS[n % 2] as Folder,
+          from: { address: `${word()}@partner.test`, name: null },
+          to: [{ address: MAILBOX, name: null }],
+          subject: `${word()} ${word()}`,
+          text: Array.from({ length: 6 }, word).join(' '),
+          messageId: `<o${n}@acme.test>`,
+          receivedAt: new Date(Date.UTC(2026, 0, 1) + n * 60_000).toISOString(),
+        }),
+      );
+    }
+    return store;
+  }
+
+  it('answers every page itself, the same pages as the filter plan', () => {
+    const store = inOrder();
+    const filter: EmailFilter = { mailbox: MAILBOX, match: ftsMatchExpression('kalo') };
+    const answered: SearchPlan[] = [];
+    store.emails.searchTuning = { plan: 'range', answeredBy: (plan) => answered.push(plan) };
+    const byRange = walk(store, filter, 10);
+    store.emails.searchTuning = { plan: 'filter' };
+    store.settings.set('search-plans-test', 'filter');
+    expect(walk(store, filter, 10)).toEqual(byRange);
+    expect(answered.length).toBeGreaterThan(5);
+    expect(new Set(answered)).toEqual(new Set(['range']));
   });
 });
