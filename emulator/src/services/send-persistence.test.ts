@@ -74,7 +74,7 @@ describe('storing a send (issue 27 item 1)', () => {
     expect(answeredAt).toBeGreaterThan(Math.max(...storedIn));
   });
 
-  it("makes the outbox's lower-cased copy of a large text in a turn before the entry's", async () => {
+  it("writes a large message's outbox entry in turns of their own: its lower-cased text, its bytes, the entry", async () => {
     const { deps, app, headers } = world();
     const text = 'Word '.repeat(20_000); // 100 kB, over the 64 KiB from which the copy waits
     const turns = turnCounter();
@@ -85,6 +85,12 @@ describe('storing a send (issue 27 item 1)', () => {
     ) {
       if (this.length >= text.length) lowered.push(turns.now());
       return lower.call(this);
+    });
+    const staged: number[] = [];
+    const stage = deps.store.outbox.stage.bind(deps.store.outbox);
+    vi.spyOn(deps.store.outbox, 'stage').mockImplementation((...args) => {
+      staged.push(turns.now());
+      return stage(...args);
     });
     const added: number[] = [];
     const add = deps.store.outbox.add.bind(deps.store.outbox);
@@ -110,8 +116,13 @@ describe('storing a send (issue 27 item 1)', () => {
     }
     expect(added).toHaveLength(1);
     expect(lowered).toHaveLength(1);
-    expect(lowered[0]).toBeLessThan(added[0] as number);
+    expect(staged).toHaveLength(1);
+    expect(lowered[0]).toBeLessThan(staged[0] as number);
+    expect(staged[0]).toBeLessThan(added[0] as number);
     const [entry] = deps.store.outbox.find({ text: 'word word' }).entries;
     expect(entry?.recipients).toEqual(['dave@partner.test']);
+    const captured = deps.store.outbox.get(entry?.id ?? '');
+    expect(captured?.raw.length).toBe(entry?.size);
+    expect(captured?.raw.toString('latin1')).toContain('Word Word');
   });
 });

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from './database.ts';
-import { searchableText } from './outbox-store.ts';
+import { OutboxStore, searchableText } from './outbox-store.ts';
 import { Store } from './store.ts';
 
 /** Issue 27 item 1: what storing a large outgoing message costs the event loop. */
@@ -63,5 +63,30 @@ describe('the outbox store', () => {
     const limits = prepare.mock.calls.map(([sql]) => /LIMIT\s+(.*)$/s.exec(String(sql))?.[1]);
     expect(limits.length).toBeGreaterThan(0);
     for (const limit of limits) expect(limit).toBe('@take + 0');
+  });
+
+  it('shows staged bytes only once the entry naming them is written (migration 011)', () => {
+    const { store, outbox } = world();
+    const bytes = Buffer.from('Subject: Staged\r\n\r\nHi\r\n');
+    const staged = outbox.stage('out_1', bytes);
+    expect(outbox.list()).toEqual([]);
+    expect(outbox.get('out_1')).toBeUndefined();
+    const added = outbox.add(entry('out_1'), staged, searchableText('Hi'));
+    expect(added.size).toBe(bytes.length);
+    expect(outbox.get('out_1')?.raw.equals(bytes)).toBe(true);
+    expect(outbox.find({ text: 'hi' }).entries).toEqual([added]);
+    expect(() => outbox.add(entry('out_2'), staged)).toThrow(/staged for out_1/);
+    // Deleting the entries deletes their bytes; staged bytes whose entry never came are dropped
+    // when the store opens, or by unstage.
+    const rows = () =>
+      (store.db.prepare('SELECT count(*) AS n FROM outbox_raw').get() as { n: number }).n;
+    outbox.clear();
+    expect(rows()).toBe(0);
+    outbox.stage('out_3', bytes);
+    outbox.stage('out_4', bytes);
+    outbox.unstage('out_3');
+    expect(rows()).toBe(1);
+    new OutboxStore(store.db);
+    expect(rows()).toBe(0);
   });
 });

@@ -70,27 +70,68 @@ export type SearchableText = string & { readonly searchable: unique symbol };
 export const searchableText = (text: string): SearchableText =>
   text.toLowerCase() as SearchableText;
 
+/** COLUMNS of `outbox o`, beside a join. */
+const QUALIFIED = COLUMNS.split(', ')
+  .map((column) => `o.${column}`)
+  .join(', ');
+
+/** An entry's own `raw` when its bytes were staged (migration 011). */
+const EMPTY = Buffer.alloc(0);
+
 /** The bytes of `raw` as a Buffer over the same memory: binding them copies nothing more. */
 const bytesOf = (raw: Uint8Array): Buffer =>
   Buffer.isBuffer(raw) ? raw : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+
+/** A message's bytes written ahead of its entry (`stage`), for `add` to name. */
+export interface StagedMessage {
+  readonly staged: string;
+  readonly size: number;
+}
 
 export class OutboxStore {
   private readonly sql: Statements;
 
   constructor(db: Database.Database) {
     this.sql = new Statements(db);
+    // Bytes staged for an entry never written (the process stopped in between): seen by nothing.
+    db.prepare('DELETE FROM outbox_raw WHERE outbox_id NOT IN (SELECT id FROM outbox)').run();
+  }
+
+  /**
+   * Writes the bytes of the message entry `id` will capture, in a statement of their own
+   * (migration 011): a 5 MB message and its entry's 5 MB lower-cased text written in one held
+   * the event loop for both (issue 27 item 1). Seen by nothing until `add` writes the entry that
+   * names them; `unstage` drops them if it never will.
+   */
+  stage(id: string, raw: Uint8Array): StagedMessage {
+    this.sql.get('INSERT INTO outbox_raw (outbox_id, raw) VALUES (?, ?)').run(id, bytesOf(raw));
+    return { staged: id, size: raw.length };
+  }
+
+  /** Drops the bytes staged for `id` whose entry was not written. */
+  unstage(id: string): void {
+    this.sql
+      .get(
+        'DELETE FROM outbox_raw WHERE outbox_id = ? AND outbox_id NOT IN (SELECT id FROM outbox)',
+      )
+      .run(id);
   }
 
   /**
    * `text` is the message's plain text (its text part, else its HTML's text) as
-   * `searchableText` made it, for filters. `raw` is stored as it is, not copied first (a copy
-   * of a 5 MB message cost about 20 ms of the event loop, issue 27 item 1).
+   * `searchableText` made it, for filters. `raw` is the message's bytes, stored as they are,
+   * not copied first (a copy of a 5 MB message cost about 20 ms of the event loop, issue 27
+   * item 1), or the bytes `stage` wrote for this entry.
    */
   add(
     entry: Omit<OutboxEntry, 'size'>,
-    raw: Uint8Array,
+    raw: Uint8Array | StagedMessage,
     text: SearchableText = searchableText(''),
   ): OutboxEntry {
+    const staged = 'staged' in raw ? raw : undefined;
+    if (staged !== undefined && staged.staged !== entry.id)
+      throw new Error(`bytes staged for ${staged.staged}, not ${entry.id}`);
+    const size = staged?.size ?? (raw as Uint8Array).length;
     this.sql
       .get(
         `INSERT INTO outbox (id, sent_email_id, envelope_from, recipients_json, subject, message_id, size, raw, created_at, subject_search, text_search)
@@ -103,13 +144,13 @@ export class OutboxStore {
         JSON.stringify(entry.recipients),
         entry.subject,
         entry.messageId,
-        raw.length,
-        bytesOf(raw),
+        size,
+        staged === undefined ? bytesOf(raw as Uint8Array) : EMPTY,
         entry.createdAt,
         entry.subject.toLowerCase(),
         text,
       );
-    return { ...entry, size: raw.length };
+    return { ...entry, size };
   }
 
   /** Newest first. */
@@ -161,8 +202,12 @@ export class OutboxStore {
   }
 
   get(id: string): { entry: OutboxEntry; raw: Buffer } | undefined {
-    const row = this.sql.get(`SELECT ${COLUMNS}, raw FROM outbox WHERE id = ?`).get(id) as
-      (OutboxRow & { raw: Buffer }) | undefined;
+    const row = this.sql
+      .get(
+        `SELECT ${QUALIFIED}, coalesce(r.raw, o.raw) AS raw
+         FROM outbox o LEFT JOIN outbox_raw r ON r.outbox_id = o.id WHERE o.id = ?`,
+      )
+      .get(id) as (OutboxRow & { raw: Buffer }) | undefined;
     return row && { entry: toEntry(row), raw: row.raw };
   }
 
