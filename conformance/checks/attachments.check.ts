@@ -389,56 +389,6 @@ rule(
   { needs: ['mail', 'destructive'], timeout: 60_000, concurrent: true },
 );
 
-rule(
-  ['8-R6', 'D-42'],
-  'accepts an encoded message within 1 KiB under 5 MiB and refuses one within 1 KiB over, measured on the .eml sent',
-  async (context) => {
-    const w = await world(context, { boxes: 1, rule: '8-R6' });
-    const limit = 5 * MIB;
-    // Lines of 70 characters stay 7-bit in MIME, so the message grows one byte per character.
-    const body = (chars: number) =>
-      `${'x'.repeat(69)}\n`.repeat(Math.floor(chars / 70)) + 'y'.repeat(chars % 70);
-    const sendText = (text: string) =>
-      w.send({ from: w.box[0], to: external('limit'), subject: w.subject('Files'), text });
-    /** The raw .eml of the newest message this check sent. */
-    const newestEml = async () => {
-      const newest = (await w.outbox())[0];
-      expectAt('8-R6', newest, 'a message in the outbox').toBeDefined();
-      return w.control.outboxEml(newest!.id);
-    };
-    const probe = await sendText(body(1000));
-    expectSuccess('8-R6', probe, 'a small message');
-    const overhead = (await newestEml()).length - 1000;
-    let under = limit - 512 - overhead;
-    let accepted = await sendText(body(under));
-    let eml = (await newestEml()).length;
-    // Encoders differ by a few bytes; step down until the message is accepted, checking the size.
-    for (let i = 0; accepted.status !== 201 && i < 4; i += 1) {
-      under -= 256;
-      accepted = await sendText(body(under));
-      eml = (await newestEml()).length;
-    }
-    expectSuccess('8-R6', accepted, 'a message just under 5 MiB');
-    expectAt('8-R6', eml).toBeLessThanOrEqual(limit);
-    // Measured on the message as built for sending: D-42's measure.
-    expectAt('D-42', eml, 'the accepted message is within 1 KiB of 5 MiB').toBeGreaterThan(
-      limit - 1024,
-    );
-    const over = under + (limit - eml) + 512;
-    const refused = await sendText(body(over));
-    expectRefused(
-      ['8-R6', 'D-42'],
-      refused,
-      400,
-      'message_too_large',
-      undefined,
-      'a message just over 5 MiB',
-    );
-  },
-  // The encoded size is read off the raw message as sent, which only a control plane shows.
-  { needs: ['sent-message', 'destructive'], timeout: 60_000 },
-);
-
 /**
  * A key of the world's owner other than its own, and a key of another owner with a mailbox
  * it may send from: made through the control plane in a control world; in an API world the
@@ -699,64 +649,6 @@ rule(
 );
 
 rule(
-  ['2.4-R4'],
-  "stores an upload's file once: sends, replies and forwards reusing it add no stored file and no byte",
-  async (context) => {
-    const w = await world(context, { rule: '2.4-R4' });
-    const [box0, box1] = w.box as [string, string];
-    const { target } = context;
-    /** The control plane's storage figure (spec/control.yaml, GET /storage). */
-    const storage = async () => {
-      const response = await w.api.request({
-        path: `${target.control!.baseUrl}/storage`,
-        absolute: true,
-        headers: { Authorization: `Bearer ${target.control!.token}` },
-      });
-      expectAt('2.4-R4', response.status, 'GET /storage').toBe(200);
-      return response.json<{ files: number; bytes: number }>();
-    };
-    const before = await storage();
-    const size = 100_000;
-    const file = await w.upload('contract.pdf', randomBytes(size), 'application/pdf', '2.4-R4');
-    const uploaded = await storage();
-    // The figure does move: the upload is one file more, of its size.
-    expectAt('2.4-R4', uploaded, 'the upload is stored').toEqual({
-      files: before.files + 1,
-      bytes: before.bytes + size,
-    });
-    // Reused: in two sends (a copy for each mailbox), twice in one message, in a reply, and in
-    // forwards with and without attachmentIds.
-    for (const attachmentIds of [[file.id], [file.id, file.id]])
-      expectSuccess(
-        '2.4-R4',
-        await w.send({
-          from: box0,
-          to: box1,
-          subject: w.subject('Contract'),
-          text: 'x',
-          attachmentIds,
-        }),
-        `a send of ${attachmentIds.length}`,
-      );
-    const received = (await w.listed(box1))[0]!;
-    expectSuccess(
-      '2.4-R4',
-      await w.reply(received.id, { text: 'Signed.', attachmentIds: [file.id] }),
-      'a reply',
-    );
-    expectSuccess('2.4-R4', await w.forward(received.id, { to: box0 }), 'a forward');
-    expectSuccess(
-      '2.4-R4',
-      await w.forward(received.id, { to: box0, attachmentIds: [file.id] }),
-      'a forward naming the upload',
-    );
-    expectAt('2.4-R4', await storage(), 'nothing uploaded or copied again').toEqual(uploaded);
-  },
-  // The figure is the control plane's: through the API alone no copy can be seen.
-  { needs: ['provisioning', 'mail', 'destructive'] },
-);
-
-rule(
   ['8-R4', '8-R5', '8-R6', 'D-12', 'D-41', 'D-42', 'D-63'],
   "holds replies and forwards to 20 files, 3 MiB of raw attachment data and a 5 MiB message, a forward counting the original's files it carries",
   async (context) => {
@@ -909,40 +801,6 @@ rule(
 );
 
 rule(
-  ['2.4-R3', '2.4-R1'],
-  "keeps an upload's public url and its id working more than a year later: nothing expires them",
-  async ({ api, target }) => {
-    const control = new ControlClient(api, target.control!);
-    const tenant = await createTenant(control);
-    const bytes = randomBytes(2048);
-    const form = new FormData();
-    form.append('file', new Blob([bytes], { type: 'application/pdf' }), 'kept.pdf');
-    const response = await api.request({
-      method: 'POST',
-      path: '/attachments',
-      body: form,
-      apiKey: tenant.key.secret,
-    });
-    expectSuccess('2.4-R3', response, 'the upload');
-    const file = response.json<{ id: string; url: string }>();
-    // §2.4: the url "does not currently expire automatically"; the upload ID is "reusable".
-    await control.advanceClock(400 * 24 * 3_600_000);
-    const served = await api.request({ path: file.url, absolute: true });
-    expectAt('2.4-R3', served.status, 'the url 400 days later').toBe(200);
-    expectAt('2.4-R3', sha256(served.bytes), 'the url serves the uploaded bytes').toBe(
-      sha256(bytes),
-    );
-    const byId = await api.request({
-      path: `/attachments/${encodeURIComponent(file.id)}`,
-      apiKey: tenant.key.secret,
-    });
-    expectAt('2.4-R1', byId.status, 'the upload id 400 days later').toBe(200);
-    expectAt('2.4-R1', sha256(byId.bytes), 'the id serves the uploaded bytes').toBe(sha256(bytes));
-  },
-  { needs: ['provisioning', 'clock', 'destructive'] },
-);
-
-rule(
   ['D-64', '4.3-R13'],
   'attaches an upload listed twice as two attachments with ids of their own, counted twice toward 20 files and 3 MiB',
   async (context) => {
@@ -1010,4 +868,149 @@ rule(
     );
   },
   { needs: ['mail', 'destructive'], timeout: 60_000, concurrent: true },
+);
+
+// Alone, after the checks that run side by side: a 5 MiB message measured on the .eml sent.
+rule(
+  ['8-R6', 'D-42'],
+  'accepts an encoded message within 1 KiB under 5 MiB and refuses one within 1 KiB over, measured on the .eml sent',
+  async (context) => {
+    const w = await world(context, { boxes: 1, rule: '8-R6' });
+    const limit = 5 * MIB;
+    // Lines of 70 characters stay 7-bit in MIME, so the message grows one byte per character.
+    const body = (chars: number) =>
+      `${'x'.repeat(69)}\n`.repeat(Math.floor(chars / 70)) + 'y'.repeat(chars % 70);
+    const sendText = (text: string) =>
+      w.send({ from: w.box[0], to: external('limit'), subject: w.subject('Files'), text });
+    /** The raw .eml of the newest message this check sent. */
+    const newestEml = async () => {
+      const newest = (await w.outbox())[0];
+      expectAt('8-R6', newest, 'a message in the outbox').toBeDefined();
+      return w.control.outboxEml(newest!.id);
+    };
+    const probe = await sendText(body(1000));
+    expectSuccess('8-R6', probe, 'a small message');
+    const overhead = (await newestEml()).length - 1000;
+    let under = limit - 512 - overhead;
+    let accepted = await sendText(body(under));
+    let eml = (await newestEml()).length;
+    // Encoders differ by a few bytes; step down until the message is accepted, checking the size.
+    for (let i = 0; accepted.status !== 201 && i < 4; i += 1) {
+      under -= 256;
+      accepted = await sendText(body(under));
+      eml = (await newestEml()).length;
+    }
+    expectSuccess('8-R6', accepted, 'a message just under 5 MiB');
+    expectAt('8-R6', eml).toBeLessThanOrEqual(limit);
+    // Measured on the message as built for sending: D-42's measure.
+    expectAt('D-42', eml, 'the accepted message is within 1 KiB of 5 MiB').toBeGreaterThan(
+      limit - 1024,
+    );
+    const over = under + (limit - eml) + 512;
+    const refused = await sendText(body(over));
+    expectRefused(
+      ['8-R6', 'D-42'],
+      refused,
+      400,
+      'message_too_large',
+      undefined,
+      'a message just over 5 MiB',
+    );
+  },
+  // The encoded size is read off the raw message as sent, which only a control plane shows.
+  { needs: ['sent-message', 'destructive'], timeout: 60_000 },
+);
+
+// Alone: it counts the files the target stores, which every check's uploads add to.
+rule(
+  ['2.4-R4'],
+  "stores an upload's file once: sends, replies and forwards reusing it add no stored file and no byte",
+  async (context) => {
+    const w = await world(context, { rule: '2.4-R4' });
+    const [box0, box1] = w.box as [string, string];
+    const { target } = context;
+    /** The control plane's storage figure (spec/control.yaml, GET /storage). */
+    const storage = async () => {
+      const response = await w.api.request({
+        path: `${target.control!.baseUrl}/storage`,
+        absolute: true,
+        headers: { Authorization: `Bearer ${target.control!.token}` },
+      });
+      expectAt('2.4-R4', response.status, 'GET /storage').toBe(200);
+      return response.json<{ files: number; bytes: number }>();
+    };
+    const before = await storage();
+    const size = 100_000;
+    const file = await w.upload('contract.pdf', randomBytes(size), 'application/pdf', '2.4-R4');
+    const uploaded = await storage();
+    // The figure does move: the upload is one file more, of its size.
+    expectAt('2.4-R4', uploaded, 'the upload is stored').toEqual({
+      files: before.files + 1,
+      bytes: before.bytes + size,
+    });
+    // Reused: in two sends (a copy for each mailbox), twice in one message, in a reply, and in
+    // forwards with and without attachmentIds.
+    for (const attachmentIds of [[file.id], [file.id, file.id]])
+      expectSuccess(
+        '2.4-R4',
+        await w.send({
+          from: box0,
+          to: box1,
+          subject: w.subject('Contract'),
+          text: 'x',
+          attachmentIds,
+        }),
+        `a send of ${attachmentIds.length}`,
+      );
+    const received = (await w.listed(box1))[0]!;
+    expectSuccess(
+      '2.4-R4',
+      await w.reply(received.id, { text: 'Signed.', attachmentIds: [file.id] }),
+      'a reply',
+    );
+    expectSuccess('2.4-R4', await w.forward(received.id, { to: box0 }), 'a forward');
+    expectSuccess(
+      '2.4-R4',
+      await w.forward(received.id, { to: box0, attachmentIds: [file.id] }),
+      'a forward naming the upload',
+    );
+    expectAt('2.4-R4', await storage(), 'nothing uploaded or copied again').toEqual(uploaded);
+  },
+  // The figure is the control plane's: through the API alone no copy can be seen.
+  { needs: ['provisioning', 'mail', 'destructive'] },
+);
+
+// Alone: it moves the target's clock, which every check shares.
+rule(
+  ['2.4-R3', '2.4-R1'],
+  "keeps an upload's public url and its id working more than a year later: nothing expires them",
+  async ({ api, target }) => {
+    const control = new ControlClient(api, target.control!);
+    const tenant = await createTenant(control);
+    const bytes = randomBytes(2048);
+    const form = new FormData();
+    form.append('file', new Blob([bytes], { type: 'application/pdf' }), 'kept.pdf');
+    const response = await api.request({
+      method: 'POST',
+      path: '/attachments',
+      body: form,
+      apiKey: tenant.key.secret,
+    });
+    expectSuccess('2.4-R3', response, 'the upload');
+    const file = response.json<{ id: string; url: string }>();
+    // §2.4: the url "does not currently expire automatically"; the upload ID is "reusable".
+    await control.advanceClock(400 * 24 * 3_600_000);
+    const served = await api.request({ path: file.url, absolute: true });
+    expectAt('2.4-R3', served.status, 'the url 400 days later').toBe(200);
+    expectAt('2.4-R3', sha256(served.bytes), 'the url serves the uploaded bytes').toBe(
+      sha256(bytes),
+    );
+    const byId = await api.request({
+      path: `/attachments/${encodeURIComponent(file.id)}`,
+      apiKey: tenant.key.secret,
+    });
+    expectAt('2.4-R1', byId.status, 'the upload id 400 days later').toBe(200);
+    expectAt('2.4-R1', sha256(byId.bytes), 'the id serves the uploaded bytes').toBe(sha256(bytes));
+  },
+  { needs: ['provisioning', 'clock', 'destructive'] },
 );

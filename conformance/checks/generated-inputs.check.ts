@@ -16,6 +16,7 @@ import type { Need } from '../src/run/config.ts';
 import { ControlClient, createTenant } from '../src/client/control-client.ts';
 import { disallowedRecipients } from '../src/client/safety.ts';
 import { MailWatch } from '../src/worlds/mail-watch.ts';
+import { tagged } from '../src/worlds/claims.ts';
 import {
   EXTERNAL_DOMAIN,
   caseRule,
@@ -122,7 +123,11 @@ async function apiWorld(
     );
   const [box0, box1] = mailboxes as [string, string | undefined];
   const apiKey = target.apiKey;
-  const watch = new MailWatch(api, apiKey, mailboxes, target.deliveryTimeoutMs);
+  // Side by side with other checks, the check tells its mail from theirs by its tag
+  // (worlds/claims.ts): the original carries it, and so does every reply to it.
+  const watch = new MailWatch(api, apiKey, mailboxes, target.deliveryTimeoutMs, true, context.tag);
+  const subject =
+    context.tag === undefined ? 'Generated inputs' : tagged('Generated inputs', context.tag);
   await watch.start();
   context.cleanup(() => watch.removeAll());
   let emailId = '';
@@ -131,7 +136,7 @@ async function apiWorld(
     const sent = await api.request({
       method: 'POST',
       path: '/emails/send',
-      json: { from: box1, to: box0, subject: 'Generated inputs', text: 'The original message.' },
+      json: { from: box1, to: box0, subject, text: 'The original message.' },
       apiKey,
     });
     expectSuccess('4.3-R6', sent.status, 'setup: the email to reply to');
@@ -181,6 +186,9 @@ async function uploaded(api: ApiClient, apiKey: string, count: number): Promise<
  * whose answer is the email as it then is, which a PATCH beside it could change too.
  */
 const casesAtOnce = (operationId: string) => (operationId === 'updateEmail' ? 1 : 8);
+
+/** Operations whose valid requests make mail with a subject the generator chose. */
+const UNTAGGED_MAIL = new Set(['sendEmail', 'forwardEmail']);
 
 const MAKES_MAIL = new Set(['sendEmail', 'replyToEmail', 'forwardEmail']);
 
@@ -566,7 +574,9 @@ for (const { operationId, uploads, moreMail, needs, accepts, refuses } of OPERAT
         { concurrency: casesAtOnce(operationId) },
       );
     },
-    { needs, timeout: 60_000 },
+    // A valid send, or forward with a subject of its own, makes mail with a generated subject,
+    // which carries no tag: those two run alone; the other checks run side by side.
+    { needs, timeout: 60_000, concurrent: !UNTAGGED_MAIL.has(operationId) },
   );
 
   rule(
@@ -594,6 +604,7 @@ for (const { operationId, uploads, moreMail, needs, accepts, refuses } of OPERAT
       );
       await expectUnchanged(w, operationId, state as Detail);
     },
-    { needs, timeout: 60_000 },
+    // Refused requests make no mail; what they must leave unchanged is the check's own.
+    { needs, timeout: 60_000, concurrent: true },
   );
 }

@@ -301,40 +301,6 @@ rule(
 );
 
 rule(
-  ['4.3-R9', '8-R2', 'D-9', '7-R2', 'D-12', 'D-21'],
-  'accepts a 998-character subject and refuses 999 with subject_too_long, counting an astral character once',
-  async (context) => {
-    const w = await world(context, { rule: '4.3-R9' });
-    const [box0, box1] = w.box as [string, string];
-    const base = { from: box0, to: box1, text: 'x' };
-    const accept = async (subject: string, at: string) => {
-      const sent = expectCreated(
-        at,
-        await w.send({ ...base, subject }),
-        `${[...subject].length} code points, ${subject.length} UTF-16 units`,
-      );
-      expectAt(at, sent.subject === subject, 'the subject is stored unchanged').toBe(true);
-    };
-    await accept('a'.repeat(998), '4.3-R9');
-    // 999 code points are more than 998 characters however characters are counted.
-    for (const subject of ['a'.repeat(999), `😀${'a'.repeat(998)}`, '😀'.repeat(999)]) {
-      expectError(
-        ['4.3-R9', 'D-12'],
-        await w.send({ ...base, subject }),
-        400,
-        'subject_too_long',
-        'subject',
-        `${[...subject].length} code points`,
-      );
-    }
-    expectAt('4.3-R9', await w.listed(box0), 'refused subjects store nothing').toHaveLength(1);
-    // 998 code points with astral characters are more than 998 UTF-16 units: D-9 counts code points.
-    for (const subject of [`😀${'a'.repeat(997)}`, '😀'.repeat(998)]) await accept(subject, 'D-9');
-  },
-  { needs: ['mail', 'destructive'] },
-);
-
-rule(
   ['D-26', '5-R3'],
   'refuses a from mailbox outside the key exactly like one that does not exist: 404 mailbox_not_found, field from',
   async (context) => {
@@ -438,72 +404,6 @@ rule(
 );
 
 rule(
-  ['4.3-R5', 'D-47', 'D-21'],
-  'after an ambiguous 504 the email exists and a retry makes at most one more; a 502/503 stores and sends nothing',
-  async (context) => {
-    // The faults are armed on the control plane; what each status means is D-47's choice.
-    const w = await world(context, { rule: 'D-47' });
-    const [box0, box1] = w.box as [string, string];
-    const out = external('fault');
-    const request = { from: box0, to: box1, cc: [out], subject: w.subject('Flaky'), text: 'x' };
-    try {
-      await w.control.armFault({ operations: ['send'], mode: 'timeout-after-commit' });
-      expectError(
-        'D-47',
-        await w.send(request),
-        504,
-        'gateway_timeout',
-        undefined,
-        'the ambiguous send',
-      );
-      const afterTimeout = await w.listed(box0);
-      expectAt('D-47', afterTimeout, 'the email exists despite the 504').toHaveLength(1);
-      expectAt('D-47', await w.listed(box1), 'and was delivered').toHaveLength(1);
-      // The retry may make a duplicate (§4.3 rule 5) or be answered with the email of the 504.
-      const retried = expectCreated('4.3-R5', await w.send(request), 'the retry');
-      await expectEmailsMade('4.3-R5', w, [afterTimeout[0]!.id, retried.id], {
-        sender: box0,
-        folder: retried.folder,
-        inboxes: [box1],
-        outbox: true,
-      });
-
-      const other = await world(context, { rule: 'D-47' });
-      const [o0, o1] = other.box as [string, string];
-      for (const [status, code] of [
-        [503, 'service_unavailable'],
-        [502, 'bad_gateway'],
-      ] as const) {
-        await w.control.armFault({ operations: ['send'], mode: 'error', status });
-        expectError(
-          'D-47',
-          await other.send({
-            from: o0,
-            to: o1,
-            cc: [external('e')],
-            subject: w.subject('No'),
-            text: 'x',
-          }),
-          status,
-          code,
-          undefined,
-          `an armed ${status}`,
-        );
-        await expectNothingStored(other, 'D-47', `after ${status} ${code}`);
-      }
-      expectCreated(
-        'D-47',
-        await other.send({ from: o0, to: o1, subject: w.subject('Yes'), text: 'x' }),
-        'once the fault is used up',
-      );
-    } finally {
-      await w.control.clearFaults();
-    }
-  },
-  { needs: ['provisioning', 'faults', 'destructive'] },
-);
-
-rule(
   ['D-48', '4.3-R8', '2.3-R2', 'D-21'],
   'delivers a copy to each local recipient (unread, bcc hidden), keeps bcc on the sender’s copy, and hands external recipients the real message without a Bcc header',
   async (context) => {
@@ -592,60 +492,6 @@ rule(
     }
   },
   { needs: ['mail', 'destructive'], concurrent: true },
-);
-
-rule(
-  ['4.3-R4', 'D-25', '7-R2', 'D-21'],
-  'refuses a suppressed recipient in to, cc or bcc with 422 recipient_suppressed naming it, storing and sending nothing, until the suppression is lifted',
-  async (context) => {
-    const w = await world(context, { rule: '4.3-R4' });
-    const [box0, box1] = w.box as [string, string];
-    // An API world uses an address the deployment has on its list (--suppressed).
-    const blocked = w.apiWorld ? context.target.suppressed![0]! : external('blocked');
-    const fine = external('fine');
-    if (!w.apiWorld) await w.control.suppress(blocked, 'hard bounce');
-    try {
-      const base = { from: box0, subject: w.subject('Suppressed'), text: 'x' };
-      const cases: [string, unknown, string][] = [
-        ['in to', { ...base, to: blocked, cc: [box1] }, 'to'],
-        ['in to, display-name form', { ...base, to: `Blocked <${blocked}>` }, 'to'],
-        ['second cc', { ...base, to: box1, cc: [fine, blocked] }, 'cc[1]'],
-        ['first cc', { ...base, to: box1, cc: [blocked] }, 'cc[0]'],
-        ['second bcc', { ...base, to: box1, cc: [fine], bcc: [box1, blocked] }, 'bcc[1]'],
-      ];
-      for (const [label, json, field] of cases)
-        expectError(
-          ['4.3-R4', 'D-25'],
-          await w.send(json),
-          422,
-          'recipient_suppressed',
-          field,
-          label,
-        );
-      await expectNothingStored(w, '4.3-R4', 'after a suppressed recipient');
-    } finally {
-      if (!w.apiWorld) await w.control.unsuppress(blocked);
-    }
-    // Lifting a suppression is the dashboard's: only a control plane shows what follows.
-    if (w.apiWorld) return;
-    const sent = expectCreated(
-      '4.3-R4',
-      await w.send({
-        from: box0,
-        to: blocked,
-        cc: [box1],
-        subject: w.subject('Lifted'),
-        text: 'x',
-      }),
-      'after DELETE /suppressions',
-    );
-    expectAt(
-      '4.3-R4',
-      (await w.outbox()).map((e) => e.sentEmailId),
-    ).toEqual([sent.id]);
-    expectAt('4.3-R4', await w.listed(box1)).toHaveLength(1);
-  },
-  { needs: ['mail', 'suppressed', 'destructive'] },
 );
 
 /** What would run script in a mail client or browser: script elements, on* handlers, script URLs. */
@@ -922,4 +768,162 @@ rule(
     expectAt('D-8', none.preheader).toBeNull();
   },
   { needs: ['mail', 'destructive'], concurrent: true },
+);
+
+// Alone, after the checks that run side by side: its subjects are 998 characters, with no
+// room for a tag (check-runner/check.ts, `concurrent`).
+rule(
+  ['4.3-R9', '8-R2', 'D-9', '7-R2', 'D-12', 'D-21'],
+  'accepts a 998-character subject and refuses 999 with subject_too_long, counting an astral character once',
+  async (context) => {
+    const w = await world(context, { rule: '4.3-R9' });
+    const [box0, box1] = w.box as [string, string];
+    const base = { from: box0, to: box1, text: 'x' };
+    const accept = async (subject: string, at: string) => {
+      const sent = expectCreated(
+        at,
+        await w.send({ ...base, subject }),
+        `${[...subject].length} code points, ${subject.length} UTF-16 units`,
+      );
+      expectAt(at, sent.subject === subject, 'the subject is stored unchanged').toBe(true);
+    };
+    await accept('a'.repeat(998), '4.3-R9');
+    // 999 code points are more than 998 characters however characters are counted.
+    for (const subject of ['a'.repeat(999), `😀${'a'.repeat(998)}`, '😀'.repeat(999)]) {
+      expectError(
+        ['4.3-R9', 'D-12'],
+        await w.send({ ...base, subject }),
+        400,
+        'subject_too_long',
+        'subject',
+        `${[...subject].length} code points`,
+      );
+    }
+    expectAt('4.3-R9', await w.listed(box0), 'refused subjects store nothing').toHaveLength(1);
+    // 998 code points with astral characters are more than 998 UTF-16 units: D-9 counts code points.
+    for (const subject of [`😀${'a'.repeat(997)}`, '😀'.repeat(998)]) await accept(subject, 'D-9');
+  },
+  { needs: ['mail', 'destructive'] },
+);
+
+// Alone: a fault injected on demand reaches every request of the target.
+rule(
+  ['4.3-R5', 'D-47', 'D-21'],
+  'after an ambiguous 504 the email exists and a retry makes at most one more; a 502/503 stores and sends nothing',
+  async (context) => {
+    // The faults are armed on the control plane; what each status means is D-47's choice.
+    const w = await world(context, { rule: 'D-47' });
+    const [box0, box1] = w.box as [string, string];
+    const out = external('fault');
+    const request = { from: box0, to: box1, cc: [out], subject: w.subject('Flaky'), text: 'x' };
+    try {
+      await w.control.armFault({ operations: ['send'], mode: 'timeout-after-commit' });
+      expectError(
+        'D-47',
+        await w.send(request),
+        504,
+        'gateway_timeout',
+        undefined,
+        'the ambiguous send',
+      );
+      const afterTimeout = await w.listed(box0);
+      expectAt('D-47', afterTimeout, 'the email exists despite the 504').toHaveLength(1);
+      expectAt('D-47', await w.listed(box1), 'and was delivered').toHaveLength(1);
+      // The retry may make a duplicate (§4.3 rule 5) or be answered with the email of the 504.
+      const retried = expectCreated('4.3-R5', await w.send(request), 'the retry');
+      await expectEmailsMade('4.3-R5', w, [afterTimeout[0]!.id, retried.id], {
+        sender: box0,
+        folder: retried.folder,
+        inboxes: [box1],
+        outbox: true,
+      });
+
+      const other = await world(context, { rule: 'D-47' });
+      const [o0, o1] = other.box as [string, string];
+      for (const [status, code] of [
+        [503, 'service_unavailable'],
+        [502, 'bad_gateway'],
+      ] as const) {
+        await w.control.armFault({ operations: ['send'], mode: 'error', status });
+        expectError(
+          'D-47',
+          await other.send({
+            from: o0,
+            to: o1,
+            cc: [external('e')],
+            subject: w.subject('No'),
+            text: 'x',
+          }),
+          status,
+          code,
+          undefined,
+          `an armed ${status}`,
+        );
+        await expectNothingStored(other, 'D-47', `after ${status} ${code}`);
+      }
+      expectCreated(
+        'D-47',
+        await other.send({ from: o0, to: o1, subject: w.subject('Yes'), text: 'x' }),
+        'once the fault is used up',
+      );
+    } finally {
+      await w.control.clearFaults();
+    }
+  },
+  { needs: ['provisioning', 'faults', 'destructive'] },
+);
+
+// Alone: it changes the target's suppressions, which every check shares.
+rule(
+  ['4.3-R4', 'D-25', '7-R2', 'D-21'],
+  'refuses a suppressed recipient in to, cc or bcc with 422 recipient_suppressed naming it, storing and sending nothing, until the suppression is lifted',
+  async (context) => {
+    const w = await world(context, { rule: '4.3-R4' });
+    const [box0, box1] = w.box as [string, string];
+    // An API world uses an address the deployment has on its list (--suppressed).
+    const blocked = w.apiWorld ? context.target.suppressed![0]! : external('blocked');
+    const fine = external('fine');
+    if (!w.apiWorld) await w.control.suppress(blocked, 'hard bounce');
+    try {
+      const base = { from: box0, subject: w.subject('Suppressed'), text: 'x' };
+      const cases: [string, unknown, string][] = [
+        ['in to', { ...base, to: blocked, cc: [box1] }, 'to'],
+        ['in to, display-name form', { ...base, to: `Blocked <${blocked}>` }, 'to'],
+        ['second cc', { ...base, to: box1, cc: [fine, blocked] }, 'cc[1]'],
+        ['first cc', { ...base, to: box1, cc: [blocked] }, 'cc[0]'],
+        ['second bcc', { ...base, to: box1, cc: [fine], bcc: [box1, blocked] }, 'bcc[1]'],
+      ];
+      for (const [label, json, field] of cases)
+        expectError(
+          ['4.3-R4', 'D-25'],
+          await w.send(json),
+          422,
+          'recipient_suppressed',
+          field,
+          label,
+        );
+      await expectNothingStored(w, '4.3-R4', 'after a suppressed recipient');
+    } finally {
+      if (!w.apiWorld) await w.control.unsuppress(blocked);
+    }
+    // Lifting a suppression is the dashboard's: only a control plane shows what follows.
+    if (w.apiWorld) return;
+    const sent = expectCreated(
+      '4.3-R4',
+      await w.send({
+        from: box0,
+        to: blocked,
+        cc: [box1],
+        subject: w.subject('Lifted'),
+        text: 'x',
+      }),
+      'after DELETE /suppressions',
+    );
+    expectAt(
+      '4.3-R4',
+      (await w.outbox()).map((e) => e.sentEmailId),
+    ).toEqual([sent.id]);
+    expectAt('4.3-R4', await w.listed(box1)).toHaveLength(1);
+  },
+  { needs: ['mail', 'suppressed', 'destructive'] },
 );
