@@ -1,7 +1,7 @@
 import { ApiError, quoteForMessage } from '../errors.ts';
 import type { Clock } from '../clock.ts';
 import type { Ids } from '../ids.ts';
-import { snippetOf } from '../domain/email-view.ts';
+import { emailDetail, snippetOf } from '../domain/email-view.ts';
 import { parseTimestampParam } from '../domain/query-params.ts';
 import { FOLDERS, type Email, type Folder, type NewAttachment } from '../domain/types.ts';
 import type { Store } from '../store/store.ts';
@@ -11,6 +11,7 @@ import type { BodyRenderer } from '../mime/render-pool.ts';
 import { parseMessage, type MessageContent, type ParsedMessage } from '../mime/parse-message.ts';
 import { OFF_THREAD_MESSAGE_BYTES } from '../mime/parse-off-thread.ts';
 import { jsonMessage, type InboundEmail } from './inbound-fields.ts';
+import { detailJson, encodeBodies, type EncodedBodies } from './detail-json.ts';
 import { nextTurn } from './next-turn.ts';
 
 export type { InboundEmail } from './inbound-fields.ts';
@@ -47,7 +48,11 @@ export class InboundService {
     private readonly ids: Ids,
     /** The emulator's event bus (AppDeps.events): every stored email is published on it. */
     private readonly events: EmulatorEvents,
-    private readonly onDelivered: (email: Email) => void = () => {},
+    /**
+     * Offers each stored email to webhooks (AppDeps' dispatcher), with its detail's bytes when
+     * they were made in steps (detail-json.ts).
+     */
+    private readonly onDelivered: (email: Email, detail?: () => Uint8Array) => void = () => {},
     /**
      * Parses large raw messages off the event loop (AppDeps.renderer); without one, every raw
      * message is parsed on the calling thread.
@@ -74,16 +79,33 @@ export class InboundService {
     );
   }
 
-  /**
-   * Parses a raw RFC 822 message with mailparser and delivers it, attachments included. A large
-   * message's parts are decoded in the turn its parse comes back from the render thread (about
-   * 30 ms for a 4.5 MB text): storing it waits for the next turn (issue 27 item 1).
-   */
+  /** Parses a raw RFC 822 message with mailparser and delivers it, attachments included. */
   async injectRaw(raw: Uint8Array, placement: Placement): Promise<Email> {
+    return (await this.receiveRaw(raw, placement)).email;
+  }
+
+  /**
+   * `injectRaw`, with the bytes of the email's detail (D-4) for an answer. A large message is
+   * delivered in turns of its own (issue 27 item 1): its parts are decoded in the turn its parse
+   * comes back from the render thread (about 30 ms for a 4.5 MB text), its text and HTML are
+   * encoded as JSON in the next (the detail a webhook is sent, and the answer, carry them), and
+   * it is stored with its webhook deliveries in the one after.
+   */
+  async receiveRaw(
+    raw: Uint8Array,
+    placement: Placement,
+  ): Promise<{ email: Email; detail: () => Buffer<ArrayBuffer> }> {
     const large = raw.length > OFF_THREAD_MESSAGE_BYTES; // before its bytes move to the thread
     const message = await this.parseRaw(raw);
-    if (large) await nextTurn();
-    return this.deliverParsed(message, placement);
+    let bodies: EncodedBodies | undefined;
+    if (large) {
+      await nextTurn();
+      bodies = encodeBodies(message.content.text, message.content.html);
+      await nextTurn();
+    }
+    let detail: (() => Buffer<ArrayBuffer>) | undefined;
+    const email = this.deliverParsed(message, placement, {}, bodies, (made) => (detail = made));
+    return { email, detail: detail ?? (() => Buffer.from(JSON.stringify(emailDetail(email)))) };
   }
 
   /**
@@ -101,13 +123,19 @@ export class InboundService {
    * The synchronous half of `injectRaw`: delivers a message `parseRaw` returned, in one
    * transaction (nested in the caller's, if any). Attachment IDs are made here, per delivery.
    */
-  deliverParsed(message: ParsedMessage, placement: Placement, fixed: FixedIds = {}): Email {
+  deliverParsed(
+    message: ParsedMessage,
+    placement: Placement,
+    fixed: FixedIds = {},
+    bodies?: EncodedBodies,
+    withDetail?: (detail: () => Buffer<ArrayBuffer>) => void,
+  ): Email {
     const attachments = message.attachments.map((a, i) => ({
       id: fixed.attachmentIds?.[i] ?? this.ids.uuid(),
       ...a,
     }));
     return this.store.transaction(() =>
-      this.deliver(placement, message.content, attachments, message.raw, fixed),
+      this.deliver(placement, message.content, attachments, message.raw, fixed, bodies, withDetail),
     );
   }
 
@@ -141,6 +169,8 @@ export class InboundService {
     attachments: NewAttachment[],
     raw?: Uint8Array,
     fixed: FixedIds = {},
+    bodies?: EncodedBodies,
+    withDetail?: (detail: () => Buffer<ArrayBuffer>) => void,
   ): Email {
     const mailbox = this.store.directory.getMailbox(
       requireText(placement.mailbox, 'mailbox', 254).toLowerCase(),
@@ -206,7 +236,15 @@ export class InboundService {
       mailbox: email.mailbox,
       folder: email.folder,
     });
-    this.onDelivered(email);
+    if (bodies === undefined) {
+      this.onDelivered(email);
+      return email;
+    }
+    // Made at most once, for the webhooks that hear of it and for the answer.
+    let made: Buffer<ArrayBuffer> | undefined;
+    const detail = () => (made ??= detailJson(email, bodies));
+    withDetail?.(detail);
+    this.onDelivered(email, detail);
     return email;
   }
 }

@@ -66,14 +66,18 @@ export class WebhookDispatcher {
     private readonly options: DispatcherOptions,
   ) {}
 
-  /** §6.1: records a delivery for each webhook that may see this mailbox; runs in the caller's transaction. */
-  enqueue(email: Email): void {
+  /**
+   * §6.1: records a delivery for each webhook that may see this mailbox; runs in the caller's
+   * transaction. `detail`, when given, makes the bytes of `JSON.stringify(emailDetail(email))`.
+   */
+  enqueue(email: Email, detail?: () => Uint8Array): void {
     const now = this.clock.now().toISOString();
-    // The detail is encoded once for every webhook that hears of it (megabytes for a large body).
-    let data: Buffer | undefined;
+    // The detail is encoded once for every webhook that hears of it (megabytes for a large body),
+    // or given as bytes made in steps by the deliverer (services/detail-json.ts, issue 27 item 1).
+    let data: Uint8Array | undefined;
     for (const webhook of this.hearing(email.mailbox)) {
       const paused = webhook.status === 'paused';
-      data ??= Buffer.from(JSON.stringify(emailDetail(email)), 'utf8');
+      data ??= detail?.() ?? Buffer.from(JSON.stringify(emailDetail(email)), 'utf8');
       this.store.webhooks.addDelivery(
         {
           id: this.ids.prefixed('dlv'),

@@ -70,10 +70,11 @@ export function controlInboundRoutes({ inbound }: Services): Hono {
     if (isRawMessage(contentType)) {
       const placement = placementFromQuery(c);
       const raw = new Uint8Array(await c.req.arrayBuffer());
-      const email = await inbound.injectRaw(raw, placement);
-      // Stored (with its webhook deliveries) in one turn; answered in the next (issue 27 item 1).
+      const { detail } = await inbound.receiveRaw(raw, placement);
+      // Stored (with its webhook deliveries) in one turn; answered in the next (issue 27 item 1),
+      // with the detail's bytes its webhooks were given (or made now, if none heard of it).
       await nextTurn();
-      return answer(c, email);
+      return c.body(detail(), 201, { 'Content-Type': 'application/json' });
     }
     if (!isJsonMediaType(contentType)) {
       throw new ApiError(
