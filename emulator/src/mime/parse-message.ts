@@ -33,6 +33,11 @@ export interface ParsedMessage {
   /** Attachments without IDs: each delivery gives its copy its own (D-33). */
   attachments: Omit<NewAttachment, 'id'>[];
   raw: Uint8Array;
+  /**
+   * The text and HTML as the UTF-8 bytes of `JSON.stringify` of each (null when absent), when
+   * they were made on a render thread (parse-off-thread.ts).
+   */
+  json?: { text: Uint8Array | null; html: Uint8Array | null };
 }
 
 /**

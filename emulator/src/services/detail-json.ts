@@ -13,8 +13,8 @@ import type { Email } from '../domain/types.ts';
 export interface EncodedBodies {
   text: string | null;
   html: string | null;
-  textJson: Buffer | null;
-  htmlJson: Buffer | null;
+  textJson: Uint8Array | null;
+  htmlJson: Uint8Array | null;
 }
 
 export function encodeBodies(text: string | null, html: string | null): EncodedBodies {
@@ -49,9 +49,9 @@ export function detailJson(email: Email, bodies: EncodedBodies): Buffer<ArrayBuf
     ] as const
   )
     .map(([mark, bytes]) => ({ at: shape.indexOf(mark), length: mark.length, bytes }))
-    .filter((p): p is { at: number; length: number; bytes: Buffer } => p.bytes !== null)
+    .filter((p): p is { at: number; length: number; bytes: Uint8Array } => p.bytes !== null)
     .sort((a, b) => a.at - b.at);
-  const pieces: Buffer[] = [];
+  const pieces: Uint8Array[] = [];
   let from = 0;
   for (const { at, length, bytes } of places) {
     pieces.push(Buffer.from(shape.slice(from, at), 'utf8'), bytes);

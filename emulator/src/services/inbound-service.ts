@@ -87,9 +87,9 @@ export class InboundService {
   /**
    * `injectRaw`, with the bytes of the email's detail (D-4) for an answer. A large message is
    * delivered in turns of its own (issue 27 item 1): its parts are decoded in the turn its parse
-   * comes back from the render thread (about 30 ms for a 4.5 MB text), its text and HTML are
-   * encoded as JSON in the next (the detail a webhook is sent, and the answer, carry them), and
-   * it is stored with its webhook deliveries in the one after.
+   * comes back from the render thread (about 30 ms for a 4.5 MB text), and it is stored with its
+   * webhook deliveries in the next. The detail a webhook is sent (and the answer) carries its
+   * text and HTML as JSON, encoded on the render thread (parsed here, in a turn of their own).
    */
   async receiveRaw(
     raw: Uint8Array,
@@ -98,9 +98,14 @@ export class InboundService {
     const large = raw.length > OFF_THREAD_MESSAGE_BYTES; // before its bytes move to the thread
     const message = await this.parseRaw(raw);
     let bodies: EncodedBodies | undefined;
-    if (large) {
+    const { text, html } = message.content;
+    if (message.json !== undefined) {
+      // Encoded on the render thread as it parsed: nothing left to serialise here.
+      bodies = { text, html, textJson: message.json.text, htmlJson: message.json.html };
       await nextTurn();
-      bodies = encodeBodies(message.content.text, message.content.html);
+    } else if (large) {
+      await nextTurn();
+      bodies = encodeBodies(text, html);
       await nextTurn();
     }
     let detail: (() => Buffer<ArrayBuffer>) | undefined;
