@@ -60,8 +60,12 @@ describe('page query statements', () => {
     const { sql, texts } = recording();
     const after = { receivedAt: '2026-01-15T00:00:00.000Z', id: 'em_1' };
     pageQuery(sql, plan ? { plan } : {}, 'e.id', filter, 25, after).run(true);
-    expect(texts.length).toBeGreaterThan(0);
-    for (const text of texts) {
+    // Every statement that reads rows (the newest rowid, read for the kept sample, has none).
+    const reads = texts.filter(
+      (text) => !text.startsWith('SELECT coalesce(max(seq), 0) FROM emails'),
+    );
+    expect(reads.length).toBeGreaterThan(0);
+    for (const text of reads) {
       const limits = text.match(/LIMIT\s+[^\s)]+(\s+\+\s+0)?/g) ?? [];
       expect(limits.length, text).toBeGreaterThan(0);
       for (const limit of limits) expect(limit, text).toMatch(/^LIMIT @\w+ \+ 0$/);
@@ -84,5 +88,45 @@ describe('page query statements', () => {
     for (const text of reads)
       expect(text, text).toMatch(/rowid >= CAST\(@\w+ AS INTEGER\)|emails_fts MATCH @match\)/);
     expect(reads.some((text) => text.includes('rowid >= CAST(@from AS INTEGER)'))).toBe(true);
+  });
+
+  it('samples the matches of a search once until new mail is stored', () => {
+    let newestRowid = 400;
+    const texts: string[] = [];
+    const statement = (text: string) => {
+      const s = {
+        raw: () => s,
+        pluck: () => s,
+        all: () => [],
+        get: () =>
+          text.includes('AS found')
+            ? { found: 400, oldestSampled: 1, newestRowid }
+            : text.includes('max(seq)')
+              ? newestRowid
+              : undefined,
+      };
+      return s;
+    };
+    const sql = {
+      get: (text: string) => {
+        texts.push(text);
+        return statement(text) as unknown as Database.Statement;
+      },
+    } as unknown as Statements;
+    const samples = () => texts.filter((text) => text.includes('AS found')).length;
+    const search = { mailbox: 'box@acme.test', match: '"kalo"' };
+    pageQuery(sql, {}, 'e.id', search, 25).run(true);
+    // The next page, another page size, another filter: the same words.
+    pageQuery(sql, {}, 'e.id', search, 10, {
+      receivedAt: '2026-01-15T00:00:00.000Z',
+      id: 'em_1',
+    }).run(true);
+    pageQuery(sql, {}, 'e.id', { ...search, folder: 'inbox' }, 25).run(true);
+    expect(samples()).toBe(1);
+    newestRowid = 401; // new mail
+    pageQuery(sql, {}, 'e.id', search, 25).run(true);
+    expect(samples()).toBe(2);
+    pageQuery(sql, {}, 'e.id', { ...search, match: '"lopa"' }, 25).run(true);
+    expect(samples()).toBe(3);
   });
 });
