@@ -502,7 +502,9 @@ rule(
       await w.control.clearFaults();
     }
   },
-  { needs: ['mail', 'destructive'] },
+  // Side by side only in an API world: in a control world it injects faults, which reach
+  // every check.
+  { needs: ['mail', 'destructive'], concurrent: 'api-world' },
 );
 
 rule(
@@ -795,7 +797,9 @@ rule(
       await w.control.clearFaults();
     }
   },
-  { needs: ['mail', 'destructive'] },
+  // Side by side only in an API world: in a control world it injects faults, which reach
+  // every check.
+  { needs: ['mail', 'destructive'], concurrent: 'api-world' },
 );
 
 rule(

@@ -94,9 +94,11 @@ export interface CheckOptions {
    * touches no state other checks share (a control world's clock, faults or suppressions), and
    * in an API world it tags every email it sends with its own tag (`w.subject()`, send-world.ts)
    * and sees only what it made or tagged (mail-watch.ts). A check that counts all the mail of a
-   * mailbox, or changes what every check sees, leaves it out and runs alone.
+   * mailbox, or changes what every check sees, leaves it out and runs alone. `'api-world'`:
+   * side by side only against a target without a control plane, for a check that injects
+   * faults through the control plane when it has one (they would reach every check).
    */
-  concurrent?: boolean;
+  concurrent?: boolean | 'api-world';
 }
 
 /**
@@ -163,6 +165,12 @@ async function publishedContract(
   return { document: (await answer.json()) as Record<string, unknown>, origin: url };
 }
 
+/** Whether the run's target is reached through its API alone (no control plane). */
+function inApiWorld(): boolean {
+  const { target } = readRunConfig();
+  return target.kind === 'live' && target.control === undefined;
+}
+
 /** A check as its file declares it, read without vitest (the dry run). */
 export interface DeclaredCheck {
   name: string;
@@ -219,7 +227,8 @@ export function rule(
     return;
   }
   const concurrent =
-    options.concurrent === true && !needs.some((need) => SHARED_STATE_NEEDS.has(need));
+    (options.concurrent === true || (options.concurrent === 'api-world' && inApiWorld())) &&
+    !needs.some((need) => SHARED_STATE_NEEDS.has(need));
   (concurrent ? it.concurrent : it)(
     name,
     // The check's own budget (`budgetMs`, active time) ends it as not finished first; vitest's
