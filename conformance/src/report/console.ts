@@ -165,7 +165,7 @@ export function closingLines(summary: Summary, facts: RunFacts): string[] {
   const split =
     facts.activeMs === undefined || facts.waitedMs === undefined
       ? ''
-      : ` (checks: ${seconds(facts.activeMs)} active, ${seconds(facts.waitedMs)} waiting on the target)`;
+      : ` (checks' own time, summed: ${seconds(facts.activeMs)} active, ${seconds(facts.waitedMs)} waiting on the target)`;
   lines.push(`Time: ${seconds(facts.durationMs)}${split}`, resultLine(summary, facts, run));
   return lines.map(printable);
 }
