@@ -23,8 +23,13 @@ import { listQuery } from './requests.ts';
 
 const BASE = '/openapi/v1';
 
-/** Lets the event loop answer what waits before going on (as services/next-turn.ts). */
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets the event loop answer what waits before going on, as services/next-turn.ts does (two
+ * `setImmediate`s, so that the loop polls for I/O in between even when called from an I/O
+ * callback).
+ */
+const nextTurn = (): Promise<void> =>
+  new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
 
 export interface Dialect {
   binding: Binding;
