@@ -10,14 +10,17 @@ interface BoundedParameter {
   in: 'path' | 'query';
   maxLength: number;
   code: ErrorCode;
+  /** A path parameter's segment (below the base path). */
+  segment?: number;
 }
 
 /** One operation of the spec, as a matcher on the path below the contract's base path. */
 interface Operation {
   template: string;
   method: string;
-  pattern: RegExp;
-  /** The path parameters' names, in the order of the pattern's groups. */
+  /** Each path segment: a literal to equal, or (null) a parameter taking any non-empty segment. */
+  segments: (string | null)[];
+  /** The path parameters' names, in the order of their segments. */
   names: string[];
   bounded: BoundedParameter[];
 }
@@ -32,26 +35,58 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
  * plane alike. Lengths are counted in code points (D-9), as JSON Schema counts them.
  */
 export function parameterLimits(spec: OpenApiDocument, basePath: string): MiddlewareHandler {
-  const operations = operationsOf(spec);
+  const bySegmentCount = new Map<number, Operation[]>();
+  for (const operation of operationsOf(spec)) {
+    const same = bySegmentCount.get(operation.segments.length) ?? [];
+    same.push(operation);
+    bySegmentCount.set(operation.segments.length, same);
+  }
+  const prefix = `${basePath}/`;
   return async (c, next) => {
-    const { pathname } = new URL(c.req.url);
-    if (pathname.startsWith(`${basePath}/`)) {
-      const operation = find(operations, pathname.slice(basePath.length), c.req.method);
-      if (operation !== undefined)
-        check(operation, pathname.slice(basePath.length), c.req.queries());
+    const pathname = pathnameOf(c.req.url);
+    if (pathname.startsWith(prefix)) {
+      // `/emails/x/` is `/emails/x`, as the spec's paths match with an optional final slash.
+      const segments = pathname.slice(prefix.length).split('/');
+      if (segments.length > 1 && segments.at(-1) === '') segments.pop();
+      const operation = find(bySegmentCount.get(segments.length) ?? [], segments, c.req.method);
+      if (operation !== undefined && operation.bounded.length > 0) check(c, operation, segments);
     }
     await next();
   };
 }
 
-function check(operation: Operation, path: string, queries: Record<string, string[]>): void {
-  const segments = operation.pattern.exec(path)?.slice(1) ?? [];
-  const pathValues = new Map(operation.names.map((name, i) => [name, decode(segments[i] ?? '')]));
+/**
+ * What `new URL(url).pathname` gives, without parsing the URL when the path has only characters
+ * that URL parsing keeps as they are (no `%`, no `.`: no escape, no dot segment to resolve).
+ */
+function pathnameOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('://') + 3);
+  if (start === -1) return new URL(url).pathname;
+  let end = url.length;
+  for (const stop of ['?', '#']) {
+    const at = url.indexOf(stop, start);
+    if (at !== -1 && at < end) end = at;
+  }
+  const path = url.slice(start, end);
+  return PLAIN_PATH.test(path) ? path : new URL(url).pathname;
+}
+
+const PLAIN_PATH = /^[A-Za-z0-9\-_~!$&'()*+,;=:@/]*$/;
+
+function check(
+  c: Parameters<MiddlewareHandler>[0],
+  operation: Operation,
+  segments: string[],
+): void {
+  let queries: Record<string, string[]> | undefined;
   for (const parameter of operation.bounded) {
-    const values =
-      parameter.in === 'path'
-        ? [pathValues.get(parameter.name) ?? '']
-        : (queries[parameter.name] ?? []);
+    let values: string[];
+    if (parameter.in === 'path') {
+      values = [decode(segments[parameter.segment ?? -1] ?? '')];
+    } else {
+      queries ??= c.req.queries();
+      values = queries[parameter.name] ?? [];
+    }
     for (const value of values) {
       if (codePointsOver(value, parameter.maxLength)) {
         throw new ApiError(
@@ -64,12 +99,18 @@ function check(operation: Operation, path: string, queries: Record<string, strin
   }
 }
 
-/** The operation for `path` and `method`; a literal path (`/emails/send`) beats a template. */
-function find(operations: Operation[], path: string, method: string): Operation | undefined {
-  const matching = operations.filter((o) => o.pattern.test(path));
+/**
+ * The operation for `segments` and `method` among those with as many segments; a literal path
+ * (`/emails/send`) beats a template, whatever the method.
+ */
+function find(operations: Operation[], segments: string[], method: string): Operation | undefined {
+  const matching = operations.filter((o) =>
+    o.segments.every((want, i) => (want === null ? segments[i] !== '' : want === segments[i])),
+  );
   const literal = matching.filter((o) => o.names.length === 0);
   const candidates = literal.length > 0 ? literal : matching;
-  return candidates.find((o) => o.method === method.toLowerCase());
+  const lower = method.toLowerCase();
+  return candidates.find((o) => o.method === lower);
 }
 
 function operationsOf(spec: OpenApiDocument): Operation[] {
@@ -77,16 +118,21 @@ function operationsOf(spec: OpenApiDocument): Operation[] {
   const operations: Operation[] = [];
   for (const [template, item] of Object.entries((spec.paths ?? {}) as Record<string, Json>)) {
     const names: string[] = [];
-    const source = template
-      .split(/(\{[^}]+\})/)
+    const segments = template
+      .slice(1)
+      .split('/')
       .map((part) => {
         const name = /^\{([^}]+)\}$/.exec(part)?.[1];
-        if (name === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+        if (name === undefined) {
+          if (part.includes('{'))
+            throw new Error(`parameterLimits: ${template}: a parameter must be a whole segment`);
+          return part;
+        }
         names.push(name);
-        return '([^/]+)';
-      })
-      .join('');
-    const pattern = new RegExp(`^${source}/?$`);
+        return null;
+      });
+    const segmentOf = (name: string) =>
+      segments.findIndex((part, i) => part === null && template.split('/')[i + 1] === `{${name}}`);
     for (const method of METHODS) {
       const operation = item[method] as Json | undefined;
       if (operation === undefined) continue;
@@ -105,9 +151,10 @@ function operationsOf(spec: OpenApiDocument): Operation[] {
           in: parameter.in,
           maxLength: schema.maxLength,
           code: limits.get(`${String(operation.operationId)} ${name}`) ?? 'invalid_field',
+          ...(parameter.in === 'path' ? { segment: segmentOf(name) } : {}),
         });
       }
-      operations.push({ template, method, pattern, names, bounded });
+      operations.push({ template, method, segments, names, bounded });
     }
   }
   return operations;
