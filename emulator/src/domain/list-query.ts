@@ -130,9 +130,19 @@ function parseLimit(raw: string | undefined): number {
   return Number(digits);
 }
 
+/** Fingerprints of recent filters: a client pages and repeats a few, each hashed once. */
+const fingerprints = new Map<string, string>();
+const MAX_FINGERPRINTS = 1024;
+
 function fingerprintOf(filter: EmailFilter): string {
   const canonical = JSON.stringify(Object.entries(filter).sort(([a], [b]) => (a < b ? -1 : 1)));
-  return createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
+  let fingerprint = fingerprints.get(canonical);
+  if (fingerprint === undefined) {
+    fingerprint = createHash('sha256').update(canonical).digest('base64url').slice(0, 16);
+    if (fingerprints.size >= MAX_FINGERPRINTS) fingerprints.clear();
+    fingerprints.set(canonical, fingerprint);
+  }
+  return fingerprint;
 }
 
 /** An opaque cursor: the last item's position and the query's fingerprint (D-16). */
