@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -6,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 import { sharedRenderPool } from '../mime/render-pool.ts';
+import { watchLongestTurn } from '../test-helpers/loop-cpu.ts';
 import { serveWithJsonErrors } from './node-server.ts';
 
 /**
@@ -101,52 +101,6 @@ function sendFromThread(
     });
     worker.once('error', reject);
   });
-}
-
-/**
- * The CPU time this thread (the event loop's) has used, in ms, from Linux's per-thread counters
- * (the scheduler's nanoseconds, else clock ticks of 10 ms); undefined where there are none. CPU
- * time, not wall time: a loaded machine stretches a slice's wall time many times over, but not
- * the work it does.
- */
-function loopThreadCpuMs(): number | undefined {
-  try {
-    const schedstat = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'utf8');
-    return Number(schedstat.split(' ')[0]) / 1e6;
-  } catch {
-    // no scheduler statistics: clock ticks below
-  }
-  try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, at 100 ticks/s
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Watches the longest turn of the event loop, in CPU time: a 1 ms timer reads the thread's CPU
- * time each turn; the largest difference between two readings is the most one turn (every
- * callback it ran) kept the loop from answering anything else.
- */
-function watchLongestTurn(): { stop: () => number | undefined } {
-  let last = loopThreadCpuMs();
-  let longest = 0;
-  let timer: NodeJS.Timeout | undefined;
-  const tick = () => {
-    const now = loopThreadCpuMs();
-    if (now !== undefined && last !== undefined) longest = Math.max(longest, now - last);
-    last = now;
-    timer = setTimeout(tick, 1);
-  };
-  timer = setTimeout(tick, 1);
-  return {
-    stop: () => {
-      clearTimeout(timer);
-      return last === undefined ? undefined : longest;
-    },
-  };
 }
 
 const UPLOAD = 'multipart/form-data; boundary=concurrentget';

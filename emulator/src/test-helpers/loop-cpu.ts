@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
  * The CPU time this thread (the event loop's) has used, in ms, from Linux's per-thread counters
  * (the scheduler's nanoseconds, else clock ticks of 10 ms); undefined where there are none. CPU
  * time, not wall time: a loaded machine stretches a turn's wall time many times over, but not
- * the work it does (issue 27 item 1; as http/concurrent-get.test.ts measures).
+ * the work it does (issue 27 item 1: http/concurrent-get.test.ts, services/send-raw.test.ts).
  */
 export function loopThreadCpuMs(): number | undefined {
   try {
