@@ -12,8 +12,23 @@ import type { Store } from '../store/store.ts';
 
 /** An email the key may touch, or 404 exactly like a missing one (D-26). */
 export function emailInScope(c: Context<ApiEnv>, store: Store): Email {
+  return inScope(c, (id) => store.emails.get(id));
+}
+
+/**
+ * The id and mailbox of an email the key may touch, or 404 exactly like `emailInScope`, reading
+ * neither bodies nor attachments: a PATCH or a DELETE needs no more to decide.
+ */
+function emailRefInScope(c: Context<ApiEnv>, store: Store): { id: string; mailbox: string } {
+  return inScope(c, (id) => store.emails.headline(id));
+}
+
+function inScope<T extends { mailbox: string }>(
+  c: Context<ApiEnv>,
+  read: (id: string) => T | undefined,
+): T {
   const id = c.req.param('emailId') ?? '';
-  const email = id.length > 128 ? undefined : store.emails.get(id);
+  const email = id.length > 128 ? undefined : read(id);
   if (email === undefined || !c.get('access').mailboxes.has(email.mailbox)) {
     throw new ApiError(
       'email_not_found',
@@ -56,7 +71,8 @@ export function emailRoutes(
   app.get('/:emailId', (c) => c.json(emailDetail(emailInScope(c, store))));
 
   app.patch('/:emailId', async (c) => {
-    const email = emailInScope(c, store);
+    // The whole email is read once, after the change, for the answer.
+    const email = emailRefInScope(c, store);
     const body = await readJsonObject(c, SMALL_BODY_MAX_BYTES);
     validator.check('UpdateEmailRequest', body);
     const changes = body as { folder?: Folder; read?: boolean; starred?: boolean };
@@ -66,7 +82,7 @@ export function emailRoutes(
   });
 
   app.delete('/:emailId', (c) => {
-    const email = emailInScope(c, store);
+    const email = emailRefInScope(c, store);
     store.emails.delete(email.id);
     return c.body(null, 204);
   });

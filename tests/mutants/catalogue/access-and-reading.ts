@@ -316,10 +316,10 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: '2.1-R3',
     bug: 'PATCH /emails/{id} looks the email up by id without checking the key’s scope, so any key can change any email',
     file: 'emulator/src/routes/emails.ts',
-    find: `  app.patch('/:emailId', async (c) => {
-    const email = emailInScope(c, store);`,
-    replace: `  app.patch('/:emailId', async (c) => {
-    const email = store.emails.get(c.req.param('emailId')) ?? emailInScope(c, store);`,
+    find: `    const email = emailRefInScope(c, store);
+    const body = await readJsonObject(c, SMALL_BODY_MAX_BYTES);`,
+    replace: `    const email = store.emails.headline(c.req.param('emailId')) ?? emailRefInScope(c, store);
+    const body = await readJsonObject(c, SMALL_BODY_MAX_BYTES);`,
     caughtBy: AUTHORIZATION.scopes,
   },
   {
