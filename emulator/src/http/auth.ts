@@ -15,6 +15,8 @@ export type ApiEnv = {
     dataVersion: string;
     /** A 200 answer's JSON bytes the response cache may keep (`answerReady`). */
     readyBody?: Uint8Array<ArrayBuffer>;
+    /** The data version `readyBody` was computed at. */
+    readyVersion?: string;
   };
 };
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 
 /** One owner granted two mailboxes; a follow-owner key and a key for mailbox a only. */
@@ -85,5 +85,37 @@ describe('the response cache', () => {
     expect((await list('b@acme.test')).status).toBe(200);
     services.directory.revoke(owner.id, 'b@acme.test');
     expect((await list('b@acme.test')).status).toBe(404);
+  });
+
+  it('reads the data version once for a request it answers, twice for a page it computes', async () => {
+    const { services, list } = world();
+    const reads = vi.spyOn(services.deps.store.version, 'current');
+    await list('a@acme.test');
+    // Authentication, and the page's read; the cache takes the page's version from the route.
+    expect(reads).toHaveBeenCalledTimes(2);
+    await list('a@acme.test');
+    expect(reads).toHaveBeenCalledTimes(3);
+  });
+
+  it('keeps no answer read from other data than the access was decided at', async () => {
+    const { services, list, queries } = world();
+    const emails = services.deps.store.emails;
+    const listJson = emails.listJson.bind(emails);
+    let writeFirst = true;
+    emails.listJson = (...args) => {
+      // A write between authentication and the route's read (mail stored meanwhile).
+      if (writeFirst)
+        services.inbound.injectJson({
+          mailbox: 'b@acme.test',
+          from: 'z@partner.test',
+          subject: 'z',
+        });
+      writeFirst = false;
+      return listJson(...args);
+    };
+    await list('a@acme.test');
+    await list('a@acme.test');
+    expect(queries()).toBe(2);
+    expect(services.responseCache.counts).toEqual({ hits: 0, misses: 2 });
   });
 });

@@ -10,11 +10,17 @@ const MAX_ANSWERS = 256;
 const MAX_BYTES = 16 * 1024 * 1024;
 
 /**
- * A route's 200 answer as ready JSON bytes, which the response cache may keep and serve again
- * for the same key and URL while nothing was written.
+ * A route's 200 answer as ready JSON bytes, computed from the data at `version` (what the
+ * store's read reports), which the response cache may keep and serve again for the same key and
+ * URL while nothing was written.
  */
-export function answerReady(c: Context<ApiEnv>, body: Uint8Array<ArrayBuffer>): Response {
+export function answerReady(
+  c: Context<ApiEnv>,
+  body: Uint8Array<ArrayBuffer>,
+  version: string,
+): Response {
   c.set('readyBody', body);
+  c.set('readyVersion', version);
   return c.body(body, 200, JSON_TYPE);
 }
 
@@ -50,8 +56,9 @@ export class ResponseCache {
       this.counts.misses += 1;
       await next();
       const body = c.get('readyBody');
-      // Kept only if nothing was written while it was computed.
-      if (body === undefined || c.res.status !== 200 || this.version.current() !== now) return;
+      // Kept only if computed from the data the key's access was decided at: nothing was
+      // written between. The route's read says its version, so none is read again here.
+      if (body === undefined || c.res.status !== 200 || c.get('readyVersion') !== now) return;
       if (this.answers.size >= MAX_ANSWERS || this.bytes + body.length > MAX_BYTES)
         this.forget(now);
       this.answers.set(key, body);

@@ -65,7 +65,7 @@ export function emailRoutes(
       nextCursor: page.more && last ? encodeCursor(last, query.fingerprint) : null,
     });
     const body = Buffer.concat([EMAILS_OPEN, ...page.json, Buffer.from(`],${rest.slice(1)}`)]);
-    return answerReady(c, body);
+    return answerReady(c, body, page.version);
   });
 
   app.get('/:emailId', (c) => c.json(emailDetail(emailInScope(c, store))));

@@ -62,6 +62,8 @@ export interface JsonPage {
   more: boolean;
   /** Where the page ends, for the next cursor; undefined for an empty page. */
   last: ListPosition | undefined;
+  /** The data version (`DataVersion`) the page was read at, and is true at. */
+  version: string;
 }
 
 const COMMA = Buffer.from(',');
@@ -242,7 +244,7 @@ export class EmailStore {
    */
   listJson(filter: EmailFilter, limit: number, after?: ListPosition): JsonPage {
     const { key, run } = pageQuery(this.sql, this.searchTuning, JSON_COLUMNS, filter, limit, after);
-    return this.pages.get(key, () => {
+    return this.pages.get(key, (version) => {
       const rows = run(true) as JsonRow[];
       const more = rows.length > limit;
       if (more) rows.length = limit;
@@ -256,6 +258,7 @@ export class EmailStore {
         json: [Buffer.concat(pieces)],
         more,
         last: end === undefined ? undefined : { id: end[4], receivedAt: end[5] },
+        version,
       };
     });
   }

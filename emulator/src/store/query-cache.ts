@@ -14,7 +14,8 @@ export class QueryCache<T> {
 
   constructor(private readonly version: DataVersion) {}
 
-  get(key: string, run: () => T): T {
+  /** The kept result for `key`, or `run`'s, given the data version it runs at. */
+  get(key: string, run: (version: string) => T): T {
     const now = this.version.current();
     if (now !== this.seenVersion) {
       this.results.clear();
@@ -22,7 +23,7 @@ export class QueryCache<T> {
     }
     let result = this.results.get(key);
     if (result === undefined) {
-      result = run();
+      result = run(now);
       if (this.results.size >= MAX_PAGES) this.results.clear();
       this.results.set(key, result);
     }
