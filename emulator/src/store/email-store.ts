@@ -219,7 +219,8 @@ export class EmailStore {
       )
       .get(id) as EmailRow | undefined;
     if (row === undefined) return undefined;
-    return toEmail(row, this.attachmentsOf(id));
+    // The count is stored with the attachments, in one transaction (insert): none to look up.
+    return toEmail(row, row.attachment_count === 0 ? [] : this.attachmentsOf(id));
   }
 
   /**
