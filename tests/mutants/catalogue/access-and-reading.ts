@@ -493,7 +493,7 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: '4.4-R1',
     bug: 'email detail is read without its attachments, so it lists no attachment ids',
     file: 'emulator/src/store/email-store.ts',
-    find: 'return toEmail(row, this.attachmentsOf(id));',
+    find: 'return toEmail(row, row.attachment_count === 0 ? [] : this.attachmentsOf(id));',
     replace: 'return toEmail(row, []);',
     caughtBy: EMAIL_STATE.detail,
   },
