@@ -154,7 +154,7 @@ export function createServices(deps: AppDeps): Services {
     rateLimiter: new SlidingWindowLimiter(deps.rateLimit),
     accessByRequest: new AccessByRequest(),
     dialect,
-    responseCache: new ResponseCache(deps.store.version),
+    responseCache: new ResponseCache(),
   };
 }
 

@@ -1,5 +1,4 @@
 import type { Context, MiddlewareHandler } from 'hono';
-import type { DataVersion } from '../store/data-version.ts';
 import type { ApiEnv } from './auth.ts';
 
 /** What `c.json` sends, so a ready answer carries the same header. */
@@ -38,8 +37,6 @@ export class ResponseCache {
   private seenVersion = '';
   /** GETs answered from kept bytes, and GETs passed on to the route, since start (bench). */
   readonly counts = { hits: 0, misses: 0 };
-
-  constructor(private readonly version: DataVersion) {}
 
   middleware(): MiddlewareHandler<ApiEnv> {
     return async (c, next) => {
