@@ -299,6 +299,8 @@ function conformanceEnv(): NodeJS.ProcessEnv {
   delete env.NODE_ENV;
   delete env.TEST;
   env.VITEST_MAX_WORKERS = '1';
+  // For the same reason, one check and one case at a time (checks run side by side otherwise).
+  env.MAILTWIN_CONFORMANCE_CONCURRENCY = '1';
   return env;
 }
 

@@ -46,6 +46,31 @@ describe('checkProperty with concurrency: cases side by side, verdicts as one at
     );
   });
 
+  it('runs one case at a time under MAILTWIN_CONFORMANCE_CONCURRENCY=1, whatever the check asks', async () => {
+    const before = process.env.MAILTWIN_CONFORMANCE_CONCURRENCY;
+    process.env.MAILTWIN_CONFORMANCE_CONCURRENCY = '1';
+    try {
+      let running = 0;
+      let most = 0;
+      await checkProperty(
+        [],
+        counts(),
+        arbitrary,
+        async () => {
+          sent();
+          most = Math.max(most, ++running);
+          await turn();
+          running -= 1;
+        },
+        { concurrency: 5 },
+      );
+      expect(most).toBe(1);
+    } finally {
+      if (before === undefined) delete process.env.MAILTWIN_CONFORMANCE_CONCURRENCY;
+      else process.env.MAILTWIN_CONFORMANCE_CONCURRENCY = before;
+    }
+  });
+
   it('reports the failure one at a time would report: the same seed, path and counterexample', async () => {
     // Only the 13th case fails (nothing smaller does), so the report names its path, 12.
     const thirteenth = JSON.stringify(fc.sample(arbitrary, { seed: 42, numRuns: 20 })[12]);

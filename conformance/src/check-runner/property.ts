@@ -15,6 +15,7 @@ import { ruleById } from '../contract/rules.ts';
 import { NoAnswer } from '../client/answer-errors.ts';
 import type { Exchange } from '../client/exchange.ts';
 import { SafetyRefusal } from '../client/safety.ts';
+import { maxConcurrentChecks } from '../run/config.ts';
 import { expectSentSomething } from './nothing-sent.ts';
 
 /**
@@ -31,7 +32,10 @@ export async function checkProperty<T>(
   options: PropertyOptions = {},
 ): Promise<void> {
   let departed = false;
-  const run = (options.concurrency ?? 1) > 1 ? runSideBySide(options.concurrency!) : runProperty;
+  // MAILTWIN_CONFORMANCE_CONCURRENCY bounds a check's cases as it bounds checks: 1 sends one
+  // request at a time (a target that drops a request on a connection idle too long needs it).
+  const lanes = Math.min(options.concurrency ?? 1, maxConcurrentChecks());
+  const run = lanes > 1 ? runSideBySide(lanes) : runProperty;
   await run(log, counts, arbitrary, async (value) => {
     const { outcome, decided } = await recordingDecided(() => predicate(value));
     if (decided.length > 0) departed = true;

@@ -187,7 +187,10 @@ export function readRunConfig(env: NodeJS.ProcessEnv = process.env): RunConfig {
  */
 export const MAX_CONCURRENT_CHECKS = 10;
 
-/** Set to a number, how many checks run side by side at most instead (1: one at a time). */
+/**
+ * Set to a number, how many checks, and cases of one check, run side by side at most instead
+ * (1: one at a time, so one request at a time).
+ */
 export const CONCURRENCY_ENV = 'MAILTWIN_CONFORMANCE_CONCURRENCY';
 
 /** The bound on checks run side by side: {@link CONCURRENCY_ENV}, else the default. */
