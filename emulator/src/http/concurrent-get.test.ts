@@ -1,11 +1,11 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { Worker } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 import { sharedRenderPool } from '../mime/render-pool.ts';
 import { watchLongestTurn } from '../test-helpers/loop-cpu.ts';
+import { sendFromThread } from '../test-helpers/thread-client.ts';
 import { serveWithJsonErrors } from './node-server.ts';
 
 /**
@@ -51,58 +51,6 @@ afterAll(async () => {
   await sharedRenderPool.close();
 });
 
-/**
- * A client on its own thread (as in bench/stall.bench.ts), so that this thread, the server's,
- * does only the server's work: it sends `body` once, polls GET /mailboxes every 20 ms until
- * the send is answered, and reports the send's status and the slowest GET.
- */
-const CLIENT = `
-const { parentPort, workerData } = require('node:worker_threads');
-const { port, auth, body, path, type } = workerData;
-const origin = 'http://127.0.0.1:' + port;
-(async () => {
-  let done = false;
-  const sending = fetch(origin + path, {
-    method: 'POST',
-    headers: { ...auth, 'Content-Type': type },
-    body,
-  }).then(async (r) => ({ status: r.status, text: (await r.text()).slice(0, 200) }));
-  sending.finally(() => (done = true));
-  let slowestGet = 0;
-  while (!done) {
-    const started = performance.now();
-    const r = await fetch(origin + '/openapi/v1/mailboxes', { headers: auth });
-    await r.arrayBuffer();
-    if (r.status !== 200) throw new Error('GET /mailboxes answered ' + r.status);
-    slowestGet = Math.max(slowestGet, performance.now() - started);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  parentPort.postMessage({ ...(await sending), slowestGet });
-})().catch((error) => parentPort.postMessage({ status: 0, text: String(error), slowestGet: 0 }));
-`;
-
-function sendFromThread(
-  body: Buffer,
-  path = '/openapi/v1/emails/send',
-  type = 'application/json',
-): Promise<{ status: number; text: string; slowestGet: number }> {
-  // Moved, not copied: copying 24 MB into the message held this thread about 200 ms of CPU,
-  // the client's cost, not the server's. (A Buffer this large has an ArrayBuffer of its own.)
-  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  const worker = new Worker(CLIENT, {
-    eval: true,
-    workerData: { port, auth, body: bytes, path, type },
-    transferList: [body.buffer as ArrayBuffer],
-  });
-  return new Promise((resolve, reject) => {
-    worker.once('message', (answer: { status: number; text: string; slowestGet: number }) => {
-      resolve(answer);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-  });
-}
-
 const UPLOAD = 'multipart/form-data; boundary=concurrentget';
 
 /** §4.9: one file of `size` bytes as multipart/form-data. */
@@ -137,14 +85,16 @@ describe('one request never stalls the others (issue 27 item 1)', () => {
       ['3 MiB upload (stored)', upload(3 * 1024 * 1024), 201, '/openapi/v1/attachments', UPLOAD],
     ];
     // Warm: the validator compiles and the render threads start once per process.
-    expect((await sendFromThread(sendBody({ text: 'w '.repeat(40_000) }))).status).toBe(201);
+    expect(
+      (await sendFromThread({ port, auth, body: sendBody({ text: 'w '.repeat(40_000) }) })).status,
+    ).toBe(201);
     const lines: string[] = [];
     let worst = 0;
     for (const [name, body, status, path, type] of cases) {
       const histogram = monitorEventLoopDelay({ resolution: 10 });
       histogram.enable();
       const turns = watchLongestTurn();
-      const answer = await sendFromThread(body, path, type);
+      const answer = await sendFromThread({ port, auth, body, path, type });
       const longestTurnCpuMs = turns.stop();
       histogram.disable();
       expect(answer.status, answer.text).toBe(status);

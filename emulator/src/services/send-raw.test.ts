@@ -1,12 +1,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 import { sharedRenderPool } from '../mime/render-pool.ts';
 import { serveWithJsonErrors } from '../http/node-server.ts';
 import { RAW_REQUEST_BYTES } from '../http/send-request.ts';
 import { watchLongestTurn } from '../test-helpers/loop-cpu.ts';
+import { sendFromThread } from '../test-helpers/thread-client.ts';
 
 afterAll(() => sharedRenderPool.close());
 
@@ -145,7 +145,7 @@ describe('a large request is parsed on a render thread', () => {
         }),
       );
       const turns = watchLongestTurn();
-      const sent = await sendFromThread(port, auth, body);
+      const sent = await sendFromThread({ port, auth, body });
       const longestTurnCpuMs = turns.stop();
       expect(sent.status, sent.text).toBe(201);
       console.log(
@@ -163,55 +163,6 @@ describe('a large request is parsed on a render thread', () => {
     }
   }, 120_000);
 });
-
-/**
- * A client on its own thread (as bench/stall.bench.ts and http/concurrent-get.test.ts use), so
- * this thread does only the server's work: it sends `body` once (moved, not copied), polls
- * GET /mailboxes every 20 ms until the send is answered, and reports the send's answer.
- */
-function sendFromThread(
-  port: number,
-  auth: Record<string, string>,
-  body: Buffer,
-): Promise<{ status: number; text: string; slowestGet: number }> {
-  const client = `
-    const { parentPort, workerData } = require('node:worker_threads');
-    const { port, auth, body } = workerData;
-    const origin = 'http://127.0.0.1:' + port;
-    (async () => {
-      let done = false;
-      const sending = fetch(origin + '/openapi/v1/emails/send', {
-        method: 'POST',
-        headers: { ...auth, 'Content-Type': 'application/json' },
-        body,
-      }).then(async (r) => ({ status: r.status, text: (await r.text()).slice(0, 200) }));
-      sending.finally(() => (done = true));
-      let slowestGet = 0;
-      while (!done) {
-        const started = performance.now();
-        const r = await fetch(origin + '/openapi/v1/mailboxes', { headers: auth });
-        await r.arrayBuffer();
-        if (r.status !== 200) throw new Error('GET /mailboxes answered ' + r.status);
-        slowestGet = Math.max(slowestGet, performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-      parentPort.postMessage({ ...(await sending), slowestGet });
-    })().catch((error) => parentPort.postMessage({ status: 0, text: String(error), slowestGet: 0 }));
-  `;
-  const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-  const worker = new Worker(client, {
-    eval: true,
-    workerData: { port, auth, body: bytes },
-    transferList: [body.buffer as ArrayBuffer],
-  });
-  return new Promise((resolve, reject) => {
-    worker.once('message', (answer: { status: number; text: string; slowestGet: number }) => {
-      resolve(answer);
-      void worker.terminate();
-    });
-    worker.once('error', reject);
-  });
-}
 
 describe('the preheader is bounded (issue 27 item 1)', () => {
   it('refuses a preheader longer than a message once filled in, before it is made', async () => {
