@@ -3,10 +3,15 @@
  * with no socket: on a loaded machine the wall clock says little, the CPU time a request more
  * (issue 31 item 1). Over the demo data and a mailbox of 10,000 emails, after one warm-up pass.
  * `node --import tsx bench/mix-cpu.ts`; WORLDS=demo|ten, PASSES=3, CACHE=0 (no response
- * cache), DIST=1 (the compiled dist/, so `node --cpu-prof` names lines of what runs). Requests
+ * cache), DIST=1 (the compiled dist/, so `node --cpu-prof` names lines of what runs; DIST=name:
+ * another compiled tree in the checkout, a copy of dist/ kept for an A/B), TEN_DB=1 (the
+ * 10,000 emails in a database file, as `serve --db` keeps them, instead of in memory). Requests
  * through `app.request` build a full undici Request and Response, which a socket's do not, so
  * the figures are above the server's own; compare runs of the same kind, side by side.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as srcApp from '../emulator/src/app.ts';
 import * as srcFixture from '../emulator/src/fixtures/load-fixture.ts';
 import * as srcStore from '../emulator/src/store/store.ts';
@@ -14,22 +19,30 @@ import { fillMailbox, seeded, vocabulary } from './corpus.ts';
 import { clientMix, type MixRequest } from './mix.bench.ts';
 
 // DIST=1: the compiled emulator (dist/), whose CPU profile names lines of the JavaScript run.
-const dist = process.env.DIST === '1';
+const distDir = process.env.DIST === '1' ? 'dist' : process.env.DIST;
+const dist = distDir !== undefined && distDir !== '' && distDir !== '0';
+const compiled = (module: string) => import(`../${distDir}/emulator/src/${module}.js`);
 const { createApp, createServices, defaultDeps } = (
-  dist ? await import('../dist/emulator/src/app.js' as string) : srcApp
+  dist ? await compiled('app') : srcApp
 ) as typeof srcApp;
 const { loadFixtureFile } = (
-  dist ? await import('../dist/emulator/src/fixtures/load-fixture.js' as string) : srcFixture
+  dist ? await compiled('fixtures/load-fixture') : srcFixture
 ) as typeof srcFixture;
-const { openStore } = (
-  dist ? await import('../dist/emulator/src/store/store.js' as string) : srcStore
-) as typeof srcStore;
+const { openStore } = (dist ? await compiled('store/store') : srcStore) as typeof srcStore;
 const DEMO_SECRET = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
 const PASSES = Number(process.env.PASSES ?? 3);
 const CACHE = process.env.CACHE !== '0';
+/** Folders of TEN_DB files, removed at the end. */
+const scratch: string[] = [];
 
 async function world(kind: 'demo' | 'ten') {
-  const store = openStore(':memory:');
+  let path = ':memory:';
+  if (kind === 'ten' && process.env.TEN_DB === '1') {
+    const dir = mkdtempSync(join(tmpdir(), 'mailtwin-mix-cpu-'));
+    scratch.push(dir);
+    path = join(dir, 'ten.db');
+  }
+  const store = openStore(path);
   const deps = defaultDeps({ store, logError: (e) => console.error(e), responseCache: CACHE });
   const services = createServices(deps);
   const app = createApp(deps, services);
@@ -106,10 +119,11 @@ async function run(kind: 'demo' | 'ten') {
   const total = n.list + n.detail + n.patch;
   const us = (k: keyof typeof cpu) => (cpu[k] / n[k]).toFixed(0);
   console.log(
-    `${kind}${CACHE ? '' : ' (no cache)'}: all ${((all.user + all.system) / total).toFixed(0)} µs a request; list ${us('list')}, detail ${us('detail')}, patch ${us('patch')} µs (${PASSES} passes of ${mix.length})`,
+    `${kind}${kind === 'ten' && process.env.TEN_DB === '1' ? ' (file)' : ''}${CACHE ? '' : ' (no cache)'}: all ${((all.user + all.system) / total).toFixed(0)} µs a request; list ${us('list')}, detail ${us('detail')}, patch ${us('patch')} µs (${PASSES} passes of ${mix.length})`,
   );
 }
 
 for (const kind of (process.env.WORLDS ?? 'demo,ten').split(',') as ('demo' | 'ten')[])
   await run(kind);
+for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
 process.exit(0);

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { BlobStore } from './blob-store.ts';
 import { Statements } from './statements.ts';
-import { fillSummary, summaryShape, summaryTemplate } from './summary-json.ts';
+import { summaryShape, summaryTemplate, summaryText } from './summary-json.ts';
 import type { SettingsStore } from './settings-store.ts';
 import type { DataVersion } from './data-version.ts';
 import { QueryCache } from './query-cache.ts';
@@ -48,8 +48,12 @@ interface EmailRow {
 const LIST_COLUMNS = `e.id, e.mailbox, e.folder, e.read, e.starred, e.from_address, e.from_name, e.to_json, e.cc_json,
   e.subject, e.snippet, e.received_at, e.attachment_count`;
 
-/** What a page of JSON summaries reads: the ready JSON and what changes (migration 006). */
-const JSON_COLUMNS = 'e.summary_json, e.folder, e.read, e.starred, e.id, e.received_at';
+/**
+ * What a page of JSON summaries reads: the ready JSON (migration 006), as text (summaryText),
+ * and what changes.
+ */
+const JSON_COLUMNS =
+  'CAST(e.summary_json AS TEXT), e.folder, e.read, e.starred, e.id, e.received_at';
 
 /** The SQL function that renders a row's summary JSON from its own columns (summary-json.ts). */
 const RENDER_SUMMARY = `mailtwin_summary_json(id, mailbox, from_address, from_name, to_json,
@@ -65,8 +69,6 @@ export interface JsonPage {
   /** The data version (`DataVersion`) the page was read at, and is true at. */
   version: string;
 }
-
-const COMMA = Buffer.from(',');
 
 function addressesText(addresses: Address[]): string {
   return addresses.map((a) => `${a.name ?? ''} ${a.address}`).join(' ');
@@ -249,14 +251,15 @@ export class EmailStore {
       const rows = run(true) as JsonRow[];
       const more = rows.length > limit;
       if (more) rows.length = limit;
-      const pieces: Uint8Array[] = [];
-      rows.forEach((r, i) => {
-        if (i > 0) pieces.push(COMMA);
-        fillSummary(pieces, r[0], r[1], r[2], r[3]);
-      });
+      let text = '';
+      for (let i = 0; i < rows.length; i += 1) {
+        const r = rows[i] as JsonRow;
+        if (i > 0) text += ',';
+        text += summaryText(r[0], r[1], r[2], r[3]);
+      }
       const end = rows.at(-1);
       return {
-        json: [Buffer.concat(pieces)],
+        json: [Buffer.from(text)],
         more,
         last: end === undefined ? undefined : { id: end[4], receivedAt: end[5] },
         version,
@@ -350,8 +353,8 @@ export class EmailStore {
   }
 }
 
-/** summary_json, folder, read, starred, id, received_at (JSON_COLUMNS, raw). */
-type JsonRow = [Buffer, Folder, number, number, string, string];
+/** summary_json (as text), folder, read, starred, id, received_at (JSON_COLUMNS, raw). */
+type JsonRow = [string, Folder, number, number, string, string];
 
 type SummaryRow = Pick<
   EmailRow,
