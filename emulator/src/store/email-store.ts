@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { BlobStore } from './blob-store.ts';
 import { Statements } from './statements.ts';
-import { summaryShape, summaryTemplate, summaryText } from './summary-json.ts';
+import { summaryJson, summaryShape } from './summary-json.ts';
 import type { SettingsStore } from './settings-store.ts';
 import type { DataVersion } from './data-version.ts';
 import { QueryCache } from './query-cache.ts';
@@ -49,15 +49,18 @@ const LIST_COLUMNS = `e.id, e.mailbox, e.folder, e.read, e.starred, e.from_addre
   e.subject, e.snippet, e.received_at, e.attachment_count`;
 
 /**
- * What a page of JSON summaries reads: the ready JSON (migration 006), as text (summaryText),
- * and what changes.
+ * What a page of JSON summaries reads: the ready JSON (migrations 006 and 013), as text, and
+ * nothing else, each row's value alone (better-sqlite3's pluck: no array a row). A Buffer a
+ * row, as a blob gives, cost about four times a string of the same bytes.
  */
-const JSON_COLUMNS =
-  'CAST(e.summary_json AS TEXT), e.folder, e.read, e.starred, e.id, e.received_at';
+const JSON_COLUMNS = 'CAST(e.summary_json AS TEXT)';
 
-/** The SQL function that renders a row's summary JSON from its own columns (summary-json.ts). */
+/**
+ * The SQL function that renders a row's summary JSON from its own columns (summary-json.ts);
+ * migration 013's trigger calls it with a changed row's new values.
+ */
 const RENDER_SUMMARY = `mailtwin_summary_json(id, mailbox, from_address, from_name, to_json,
-  cc_json, subject, snippet, received_at, attachment_count)`;
+  cc_json, subject, snippet, received_at, attachment_count, folder, read, starred)`;
 
 /** One page of summaries as JSON, ready to be copied into the list answer. */
 export interface JsonPage {
@@ -95,7 +98,7 @@ export class EmailStore {
       'mailtwin_summary_json',
       { deterministic: true, varargs: true },
       (...v: unknown[]) =>
-        summaryTemplate(
+        summaryJson(
           toSummary({
             id: v[0],
             mailbox: v[1],
@@ -107,9 +110,9 @@ export class EmailStore {
             snippet: v[7],
             received_at: v[8],
             attachment_count: v[9],
-            folder: 'inbox',
-            read: 0,
-            starred: 0,
+            folder: v[10],
+            read: v[11],
+            starred: v[12],
           } as SummaryRow),
         ),
     );
@@ -248,20 +251,14 @@ export class EmailStore {
   listJson(filter: EmailFilter, limit: number, after?: ListPosition): JsonPage {
     const { key, run } = pageQuery(this.sql, this.searchTuning, JSON_COLUMNS, filter, limit, after);
     return this.pages.get(key, (version) => {
-      const rows = run(true) as JsonRow[];
+      const rows = run('first') as string[];
       const more = rows.length > limit;
       if (more) rows.length = limit;
-      let text = '';
-      for (let i = 0; i < rows.length; i += 1) {
-        const r = rows[i] as JsonRow;
-        if (i > 0) text += ',';
-        text += summaryText(r[0], r[1], r[2], r[3]);
-      }
       const end = rows.at(-1);
       return {
-        json: [Buffer.from(text)],
+        json: [Buffer.from(rows.join(','))],
         more,
-        last: end === undefined ? undefined : { id: end[4], receivedAt: end[5] },
+        last: end === undefined ? undefined : positionOf(end),
         version,
       };
     });
@@ -353,8 +350,14 @@ export class EmailStore {
   }
 }
 
-/** summary_json (as text), folder, read, starred, id, received_at (JSON_COLUMNS, raw). */
-type JsonRow = [string, Folder, number, number, string, string];
+/**
+ * Where a page ends, read from its last summary's JSON: the id and receivedAt it holds are the
+ * row's own (rendered from them, and never changed after the email is stored).
+ */
+function positionOf(summary: string): ListPosition {
+  const { id, receivedAt } = JSON.parse(summary) as { id: string; receivedAt: string };
+  return { id, receivedAt };
+}
 
 type SummaryRow = Pick<
   EmailRow,

@@ -12,6 +12,7 @@ import {
   type SearchPlan,
 } from '../domain/search.ts';
 import type { EmailFilter, ListPosition } from '../domain/types.ts';
+import type Database from 'better-sqlite3';
 import type { Statements } from './statements.ts';
 
 /**
@@ -25,10 +26,22 @@ export interface SearchTuning {
   answeredBy?: (plan: SearchPlan) => void;
 }
 
-/** A page's rows, up to limit + 1 (`raw`: as arrays), and the key its result is cached under. */
+/**
+ * How a page's rows reach JavaScript: as objects (false), as arrays (true), or as their first
+ * column's values alone ('first': no array or object a row).
+ */
+export type RowShape = boolean | 'first';
+
+/** A page's rows, up to limit + 1, and the key its result is cached under. */
 export interface PageQuery {
   key: string;
-  run: (raw: boolean) => unknown[];
+  run: (shape: RowShape) => unknown[];
+}
+
+/** `statement` set to give rows of `shape` (better-sqlite3 keeps the mode on the statement). */
+function shaped(statement: Database.Statement, shape: RowShape): Database.Statement {
+  if (shape === 'first') return statement.pluck(true);
+  return shape ? statement.raw(true) : statement.raw(false).pluck(false);
 }
 
 /**
@@ -102,20 +115,19 @@ export function pageQuery(
   }
   const filters = where.join(' AND ');
   const key = `${columns}\n${filters}\n${JSON.stringify([filter.match, params])}`;
-  const rows = (query: string, raw: boolean, extra: Record<string, string | number> = {}) =>
-    sql
-      .get(query)
-      .raw(raw)
-      .all({ ...params, ...extra });
+  const rows = (query: string, shape: RowShape, extra: Record<string, string | number> = {}) =>
+    shaped(sql.get(query), shape).all({ ...params, ...extra });
   const { match } = filter;
   if (match === undefined)
     return {
       key,
-      run: (raw) => rows(`SELECT ${columns} FROM emails e WHERE ${filters} ${NEWEST_FIRST}`, raw),
+      run: (shape) =>
+        rows(`SELECT ${columns} FROM emails e WHERE ${filters} ${NEWEST_FIRST}`, shape),
     };
   return {
     key,
-    run: (raw) => searchPage(sql, tuning, columns, filters, params, match, limit + 1, raw, rows),
+    run: (shape) =>
+      searchPage(sql, tuning, columns, filters, params, match, limit + 1, shape, rows),
   };
 }
 
@@ -157,8 +169,8 @@ function searchPage(
   params: Record<string, string | number>,
   match: string,
   pageRows: number,
-  raw: boolean,
-  rows: (sql: string, raw: boolean, extra?: Record<string, string | number>) => unknown[],
+  shape: RowShape,
+  rows: (sql: string, shape: RowShape, extra?: Record<string, string | number>) => unknown[],
 ): unknown[] {
   let plan = tuning.plan;
   let walkRows = tuning.rangeRows;
@@ -176,12 +188,12 @@ function searchPage(
            SELECT e.seq FROM emails e NOT INDEXED WHERE ${filters} AND ${IS_MATCH}
            ${NEWEST_FIRST})
          ${NEWEST_FIRST}`,
-      raw,
+      shape,
       { match },
     );
   }
   if (plan === 'range') {
-    const page = rangePage(sql, columns, filters, params, match, walkRows ?? 0, raw, rows);
+    const page = rangePage(sql, columns, filters, params, match, walkRows ?? 0, shape, rows);
     if (page !== undefined) {
       tuning.answeredBy?.('range');
       return page;
@@ -190,7 +202,7 @@ function searchPage(
   tuning.answeredBy?.('filter');
   return rows(
     `SELECT ${columns} FROM emails e WHERE ${filters} AND ${IS_MATCH} ${NEWEST_FIRST}`,
-    raw,
+    shape,
     { match },
   );
 }
@@ -221,8 +233,8 @@ function rangePage(
   params: Record<string, string | number>,
   match: string,
   walkRows: number,
-  raw: boolean,
-  rows: (sql: string, raw: boolean, extra?: Record<string, string | number>) => unknown[],
+  shape: RowShape,
+  rows: (sql: string, shape: RowShape, extra?: Record<string, string | number>) => unknown[],
 ): unknown[] | undefined {
   const from = sql
     .get(RANGE_START(filters))
@@ -234,13 +246,15 @@ function rangePage(
        AND (e.seq < ${FROM} OR e.seq IN (
          SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match AND rowid >= ${FROM}))
        ${NEWEST_FIRST}`,
-    raw,
+    // The first column alone is read as arrays: the last column says whether a row is in range.
+    shape === 'first' ? true : shape,
     { match, from: from as number },
   );
   for (const row of found) {
-    const inRange = raw ? (row as unknown[]).pop() : (row as Record<string, unknown>).in_range;
-    if (!raw) delete (row as Record<string, unknown>).in_range;
+    const inRange =
+      shape !== false ? (row as unknown[]).pop() : (row as Record<string, unknown>).in_range;
+    if (shape === false) delete (row as Record<string, unknown>).in_range;
     if (inRange !== 1) return undefined;
   }
-  return found;
+  return shape === 'first' ? found.map((row) => (row as unknown[])[0]) : found;
 }
