@@ -6,8 +6,8 @@
  * 100 ms. Cases: large sends (rendered, refused, stored and indexed), an upload, a raw message
  * received through the control plane, and, in a second process under `serve --binding`, large
  * sends the binding renames. `MAILTWIN_BIN=/path/to/bin/mailtwin.js` measures another checkout
- * (a before/after). Wall times: on a loaded machine every figure stretches, the baseline row
- * shows by how much.
+ * (a before/after); `MAILTWIN_STALL_CASES=raw,baseline` only the cases so named. Wall times:
+ * on a loaded machine every figure stretches, the baseline row shows by how much.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -238,12 +238,29 @@ async function runCases(
   }
 }
 
+/**
+ * The cases whose names contain one of the comma-separated words of MAILTWIN_STALL_CASES (any
+ * case), or all of them: `MAILTWIN_STALL_CASES=raw npm run bench -- stall` times one case.
+ */
+function chosen(
+  list: [name: string, request: Request | null][],
+): [name: string, request: Request | null][] {
+  const words = process.env.MAILTWIN_STALL_CASES?.toLowerCase().split(',').filter(Boolean);
+  if (words === undefined || words.length === 0) return list;
+  return list.filter(([name]) => words.some((word) => name.toLowerCase().includes(word)));
+}
+
 export async function benchStall(print: (line: string) => void): Promise<void> {
   print(`${MAILTWIN}`);
   print(
     'case | answer | send took | GETs | median GET | slowest GET (target 100 ms) | ' +
       "most CPU the server's event loop spent during one GET (10 ms ticks)",
   );
-  await runCases(print, [], cases());
-  await runCases(print, ['--binding', BINDING], bindingCases());
+  for (const [extra, list] of [
+    [[], cases()],
+    [['--binding', BINDING], bindingCases()],
+  ] as const) {
+    const run = chosen(list);
+    if (run.length > 0) await runCases(print, [...extra], run);
+  }
 }

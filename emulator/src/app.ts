@@ -110,7 +110,8 @@ export function createServices(deps: AppDeps): Services {
     },
   );
   // §6.1: every new email reaching a mailbox, inbound or local delivery, is offered to webhooks.
-  const delivered = (email: Email, detail?: () => Uint8Array) => dispatcher.enqueue(email, detail);
+  const delivered = (email: Email, detail?: Parameters<WebhookDispatcher['enqueue']>[1]) =>
+    dispatcher.enqueue(email, detail);
   const localDelivery = new LocalDelivery(deps.clock, deps.deliveryDelayMs, deps.logError);
   return {
     deps,

@@ -61,8 +61,9 @@ export class EmailService {
   /**
    * An email's RFC 822 source. Mail that arrived as a raw message keeps its bytes, read back
    * here (the store has no getter for them, and a read-only query here keeps the store as it
-   * is); a sent copy of mail that went out has the bytes the outbox captured. Any other sent
-   * copy, a local delivery or a JSON-injected email keeps no bytes: its message is composed
+   * is), in its contents or, for a large message, in parts apart (email_raw, migration 012); a
+   * sent copy of mail that went out has the bytes the outbox captured. Any other sent copy, a
+   * local delivery or a JSON-injected email keeps no bytes: its message is composed
    * again with the same composer and stored fields (From, To, Cc, Subject, Message-ID,
    * threading, Date, both parts, attachments), which is what it was built from, boundaries
    * aside.
@@ -73,6 +74,11 @@ export class EmailService {
       .prepare('SELECT c.raw FROM emails e JOIN email_contents c ON c.seq = e.seq WHERE e.id = ?')
       .get(email.id) as { raw: Buffer | null } | undefined;
     if (row?.raw) return { raw: row.raw, kind: 'arrived' };
+    const parts = store.db
+      .prepare('SELECT raw FROM email_raw WHERE email_id = ? ORDER BY part')
+      .pluck()
+      .all(email.id) as Buffer[];
+    if (parts.length > 0) return { raw: Buffer.concat(parts), kind: 'arrived' };
     // A sent copy is the rendering for its first To; when that recipient was outside, the
     // outbox kept the exact bytes that went to it.
     const first = email.to[0]?.address;

@@ -12,7 +12,10 @@ import { parseMessage, type MessageContent, type ParsedMessage } from '../mime/p
 import { OFF_THREAD_MESSAGE_BYTES } from '../mime/parse-off-thread.ts';
 import { jsonMessage, type InboundEmail } from './inbound-fields.ts';
 import { detailJson, encodeBodies, type EncodedBodies } from './detail-json.ts';
-import { nextTurn } from './next-turn.ts';
+import type { DeliveryData, StagedPayload } from '../store/webhook-store.ts';
+import { inTurns, nextTurn } from './next-turn.ts';
+import { partsOf } from '../store/parts.ts';
+import type { StagedRaw } from '../store/email-store.ts';
 
 export type { InboundEmail } from './inbound-fields.ts';
 export type { ParsedMessage } from '../mime/parse-message.ts';
@@ -50,9 +53,9 @@ export class InboundService {
     private readonly events: EmulatorEvents,
     /**
      * Offers each stored email to webhooks (AppDeps' dispatcher), with its detail's bytes when
-     * they were made in steps (detail-json.ts).
+     * they were made in steps (detail-json.ts), or written apart already.
      */
-    private readonly onDelivered: (email: Email, detail?: () => Uint8Array) => void = () => {},
+    private readonly onDelivered: (email: Email, detail?: () => DeliveryData) => void = () => {},
     /**
      * Parses large raw messages off the event loop (AppDeps.renderer); without one, every raw
      * message is parsed on the calling thread.
@@ -87,9 +90,11 @@ export class InboundService {
   /**
    * `injectRaw`, with the bytes of the email's detail (D-4) for an answer. A large message is
    * delivered in turns of its own (issue 27 item 1): its parts are decoded in the turn its parse
-   * comes back from the render thread (about 30 ms for a 4.5 MB text), and it is stored with its
-   * webhook deliveries in the next. The detail a webhook is sent (and the answer) carries its
-   * text and HTML as JSON, encoded on the render thread (parsed here, in a turn of their own).
+   * comes back from the render thread (about 30 ms for a 4.5 MB text); its raw bytes and its
+   * webhooks' data are written a part at a time over the next turns, and the email with its
+   * deliveries, naming both, in the last (`deliverInTurns`), where all three were one
+   * transaction of 90-156 ms. The detail a webhook is sent (and the answer) carries its text and
+   * HTML as JSON, encoded on the render thread (parsed here, in a turn of their own).
    */
   async receiveRaw(
     raw: Uint8Array,
@@ -108,9 +113,56 @@ export class InboundService {
       bodies = encodeBodies(text, html);
       await nextTurn();
     }
-    let detail: (() => Buffer<ArrayBuffer>) | undefined;
-    const email = this.deliverParsed(message, placement, {}, bodies, (made) => (detail = made));
-    return { email, detail: detail ?? (() => Buffer.from(JSON.stringify(emailDetail(email)))) };
+    if (bodies !== undefined) return this.deliverInTurns(message, placement, bodies);
+    const email = this.deliverParsed(message, placement);
+    return { email, detail: () => Buffer.from(JSON.stringify(emailDetail(email))) };
+  }
+
+  /**
+   * Delivers a large parsed message in turns of the event loop, none of which writes more than
+   * one of its megabyte pieces: its raw bytes (EmailStore.stageRaw) and the detail its webhooks
+   * are sent (WebhookStore.openPayload), each in parts of 64 KiB, a mebibyte a turn (`inTurns`),
+   * the detail made in a turn of its own between them; then, in one transaction, the email, its
+   * text and its deliveries naming both. Nothing is seen before that transaction (a staged part
+   * is read only through the rows that name it); parts it never named are dropped, here if it
+   * fails (or no delivery names the detail), or when the store opens after a stop in between.
+   * The email's id and receivedAt are made in the first turn: the detail carries them.
+   */
+  private async deliverInTurns(
+    message: ParsedMessage,
+    placement: Placement,
+    bodies: EncodedBodies,
+  ): Promise<{ email: Email; detail: () => Buffer<ArrayBuffer> }> {
+    const attachments = message.attachments.map((a) => ({ id: this.ids.uuid(), ...a }));
+    const email = this.place(placement, message.content, attachments);
+    let raw: StagedRaw | undefined;
+    let payload: StagedPayload | undefined;
+    try {
+      await inTurns(partsOf(message.raw), (bytes, part) => {
+        raw = this.store.emails.stageRaw(email.id, part, bytes);
+      });
+      await nextTurn();
+      const detail = detailJson(email, bodies);
+      await nextTurn();
+      const staged = this.store.webhooks.openPayload(detail.length);
+      payload = staged;
+      await inTurns(partsOf(detail), (bytes, part) =>
+        this.store.webhooks.stagePayloadPart(staged, part, bytes),
+      );
+      await nextTurn();
+      this.store.transaction(() => {
+        this.requireMailbox(placement.mailbox); // still there: a reset or a tenant's deletion
+        this.store.emails.insert(email, attachments, raw);
+        this.stored(email, () => staged);
+      });
+      return { email, detail: () => detail };
+    } catch (error) {
+      if (this.store.db.open) this.store.emails.unstageRaw(email.id);
+      throw error;
+    } finally {
+      // Dropped unless a delivery names it (no webhook heard of the email, or it failed).
+      if (payload !== undefined && this.store.db.open) this.store.webhooks.unstagePayload(payload);
+    }
   }
 
   /**
@@ -128,19 +180,13 @@ export class InboundService {
    * The synchronous half of `injectRaw`: delivers a message `parseRaw` returned, in one
    * transaction (nested in the caller's, if any). Attachment IDs are made here, per delivery.
    */
-  deliverParsed(
-    message: ParsedMessage,
-    placement: Placement,
-    fixed: FixedIds = {},
-    bodies?: EncodedBodies,
-    withDetail?: (detail: () => Buffer<ArrayBuffer>) => void,
-  ): Email {
+  deliverParsed(message: ParsedMessage, placement: Placement, fixed: FixedIds = {}): Email {
     const attachments = message.attachments.map((a, i) => ({
       id: fixed.attachmentIds?.[i] ?? this.ids.uuid(),
       ...a,
     }));
     return this.store.transaction(() =>
-      this.deliver(placement, message.content, attachments, message.raw, fixed, bodies, withDetail),
+      this.deliver(placement, message.content, attachments, message.raw, fixed),
     );
   }
 
@@ -174,18 +220,34 @@ export class InboundService {
     attachments: NewAttachment[],
     raw?: Uint8Array,
     fixed: FixedIds = {},
-    bodies?: EncodedBodies,
-    withDetail?: (detail: () => Buffer<ArrayBuffer>) => void,
   ): Email {
+    const email = this.place(placement, content, attachments, fixed);
+    this.store.emails.insert(email, attachments, raw);
+    this.stored(email);
+    return email;
+  }
+
+  /** The mailbox `address` names (any case), or 404 mailbox_not_found. */
+  private requireMailbox(address: string) {
     const mailbox = this.store.directory.getMailbox(
-      requireText(placement.mailbox, 'mailbox', 254).toLowerCase(),
+      requireText(address, 'mailbox', 254).toLowerCase(),
     );
     if (mailbox === undefined)
-      throw new ApiError(
-        'mailbox_not_found',
-        `No mailbox ${quoteForMessage(placement.mailbox)}.`,
-        'mailbox',
-      );
+      throw new ApiError('mailbox_not_found', `No mailbox ${quoteForMessage(address)}.`, 'mailbox');
+    return mailbox;
+  }
+
+  /**
+   * The email a delivery makes, its placement checked and its ids and receivedAt given; nothing
+   * is written.
+   */
+  private place(
+    placement: Placement,
+    content: MessageContent,
+    attachments: NewAttachment[],
+    fixed: FixedIds = {},
+  ): Email {
+    const mailbox = this.requireMailbox(placement.mailbox);
     const folder = placement.folder ?? 'inbox';
     if (!(FOLDERS as readonly string[]).includes(folder)) {
       throw new ApiError(
@@ -214,7 +276,7 @@ export class InboundService {
     }
     this.refuseTaken(fixed);
     const id = fixed.id ?? this.ids.emailId(now);
-    const email: Email = {
+    return {
       id,
       mailbox: mailbox.address,
       folder,
@@ -234,22 +296,16 @@ export class InboundService {
         size: bytes.length,
       })),
     };
-    this.store.emails.insert(email, attachments, raw);
+  }
+
+  /** Tells the event bus and the webhooks of an email just stored (in its transaction). */
+  private stored(email: Email, detail?: () => DeliveryData): void {
     this.events.publish({
       type: 'email.stored',
       emailId: email.id,
       mailbox: email.mailbox,
       folder: email.folder,
     });
-    if (bodies === undefined) {
-      this.onDelivered(email);
-      return email;
-    }
-    // Made at most once, for the webhooks that hear of it and for the answer.
-    let made: Buffer<ArrayBuffer> | undefined;
-    const detail = () => (made ??= detailJson(email, bodies));
-    withDetail?.(detail);
     this.onDelivered(email, detail);
-    return email;
   }
 }

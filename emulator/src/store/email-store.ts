@@ -18,6 +18,11 @@ import type {
   NewAttachment,
 } from '../domain/types.ts';
 
+/** A raw message's bytes written ahead of its email (`stageRaw`), for `insert` to name. */
+export interface StagedRaw {
+  readonly stagedFor: string;
+}
+
 interface EmailRow {
   seq: number;
   id: string;
@@ -92,6 +97,8 @@ export class EmailStore {
     version: DataVersion,
   ) {
     this.sql = new Statements(db);
+    // Raw bytes staged for an email never written (the process stopped in between): seen by nothing.
+    db.prepare('DELETE FROM email_raw WHERE email_id NOT IN (SELECT id FROM emails)').run();
     this.pages = new QueryCache(version);
     // Rendered inside SQLite from the stored values, so the text is what reading the row gives.
     db.function(
@@ -131,8 +138,38 @@ export class EmailStore {
     })();
   }
 
-  /** Stores a new email with its attachments, atomically. */
-  insert(email: Email, attachments: NewAttachment[] = [], raw?: Uint8Array): void {
+  /**
+   * Writes part `part` (0, 1, ... in order; store/parts.ts) of the raw bytes of the email
+   * `emailId` will name, in a statement of its own (migration 012): a large raw message's bytes,
+   * its text and its webhooks' data written in one transaction held the event loop for all
+   * three (issue 27 item 1). Seen by nothing until `insert` writes that email; `unstageRaw`
+   * drops them if it never will.
+   */
+  stageRaw(emailId: string, part: number, bytes: Uint8Array): StagedRaw {
+    this.sql
+      .get('INSERT INTO email_raw (email_id, part, raw) VALUES (?, ?, ?)')
+      .run(emailId, part, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    return { stagedFor: emailId };
+  }
+
+  /** Drops the raw bytes staged for `emailId` whose email was not written. */
+  unstageRaw(emailId: string): void {
+    this.sql
+      .get(
+        'DELETE FROM email_raw WHERE email_id = ? AND NOT EXISTS (SELECT 1 FROM emails WHERE id = ?)',
+      )
+      .run(emailId, emailId);
+  }
+
+  /**
+   * Stores a new email with its attachments, atomically; `raw`, its raw message when it has
+   * one, or the bytes `stageRaw` wrote for it.
+   */
+  insert(email: Email, attachments: NewAttachment[] = [], raw?: Uint8Array | StagedRaw): void {
+    const staged = raw !== undefined && 'stagedFor' in raw ? raw : undefined;
+    if (staged !== undefined && staged.stagedFor !== email.id)
+      throw new Error(`raw bytes staged for ${staged.stagedFor}, not ${email.id}`);
+    const own = staged === undefined ? (raw as Uint8Array | undefined) : undefined;
     this.db.transaction(() => {
       const { lastInsertRowid } = this.sql
         .get(
@@ -167,7 +204,7 @@ export class EmailStore {
         );
       this.sql
         .get('INSERT INTO email_contents (seq, text_body, html_body, raw) VALUES (?, ?, ?, ?)')
-        .run(lastInsertRowid, email.text, email.html, raw ?? null);
+        .run(lastInsertRowid, email.text, email.html, own ?? null);
       this.sql
         .get(`UPDATE emails SET summary_json = ${RENDER_SUMMARY} WHERE seq = ?`)
         .run(lastInsertRowid);

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Scope } from '../domain/types.ts';
 import { Statements } from './statements.ts';
+import { partsOf } from './parts.ts';
 import type { WatchedTable } from './table-writes.ts';
 
 export type WebhookStatus = 'active' | 'paused';
@@ -32,6 +33,31 @@ export interface Delivery {
   nextAttemptAt: string | null;
   createdAt: string;
 }
+
+/**
+ * The data of an event written apart from its deliveries, once, in parts (`openPayload`,
+ * `stagePayloadPart`; migration 012), for `addDelivery` to name.
+ */
+export interface StagedPayload {
+  readonly payload: number;
+}
+
+/** A delivery's data: the UTF-8 bytes of its JSON, or those bytes written apart already. */
+export type DeliveryData = Uint8Array | StagedPayload;
+
+/**
+ * Data larger than this is written apart from its deliveries (`payloadOf`): once for every
+ * webhook that hears of the event, and never again when an attempt is recorded (an UPDATE of a
+ * row writes the whole row, megabytes of data included: about 25 ms of the event loop for the
+ * detail of a 4.5 MB email, issue 27 item 1). Smaller data stays in the delivery's row.
+ */
+export const PAYLOAD_APART_BYTES = 64 * 1024;
+
+/** Bytes as a Buffer over the same memory: binding them copies nothing more. */
+const bytesOf = (data: Uint8Array): Buffer =>
+  Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+
+const EMPTY = Buffer.alloc(0);
 
 export interface Attempt {
   number: number;
@@ -105,6 +131,11 @@ export class WebhookStore {
 
   constructor(private readonly db: Database.Database) {
     this.sql = new Statements(db);
+    // Data staged for deliveries never recorded (the process stopped in between): seen by nothing.
+    db.prepare(
+      `DELETE FROM delivery_payloads
+       WHERE NOT EXISTS (SELECT 1 FROM deliveries WHERE payload_id = delivery_payloads.id)`,
+    ).run();
   }
 
   create(webhook: Webhook, secret: string): Webhook {
@@ -152,24 +183,85 @@ export class WebhookStore {
   }
 
   /**
-   * Records a delivery with its `data` as JSON bytes, stored as given (a BLOB): storing and
-   * reading them back copies bytes, where a string of megabytes was encoded on the way in and
-   * decoded and parsed on the way out (issue 27 item 1).
+   * Begins data written apart from its deliveries (migration 012), `size` bytes, its parts
+   * written by `stagePayloadPart`: a caller storing a large email writes them in turns of the
+   * event loop before the email and its deliveries (issue 27 item 1). Seen by nothing until
+   * `addDelivery` records a delivery naming them; `unstagePayload` drops them if none will.
    */
-  addDelivery(delivery: Delivery, dataJson: Uint8Array): Delivery {
+  openPayload(size: number): StagedPayload {
+    const { lastInsertRowid } = this.sql
+      .get('INSERT INTO delivery_payloads (size) VALUES (?)')
+      .run(size);
+    return { payload: Number(lastInsertRowid) };
+  }
+
+  /** Writes part `part` (0, 1, ... in order; store/parts.ts) of staged data. */
+  stagePayloadPart(staged: StagedPayload, part: number, bytes: Uint8Array): void {
+    this.sql
+      .get('INSERT INTO delivery_payload_parts (payload_id, part, data) VALUES (?, ?, ?)')
+      .run(staged.payload, part, bytesOf(bytes));
+  }
+
+  /** `openPayload` and every part, at once (in the caller's transaction). */
+  stagePayload(dataJson: Uint8Array): StagedPayload {
+    const staged = this.openPayload(dataJson.byteLength);
+    partsOf(dataJson).forEach((bytes, part) => this.stagePayloadPart(staged, part, bytes));
+    return staged;
+  }
+
+  /** Drops staged data that no delivery names (none heard of the event, or it failed). */
+  unstagePayload(staged: StagedPayload): void {
     this.sql
       .get(
-        `INSERT INTO deliveries (id, webhook_id, event, email_id, data_json, status, attempts, next_attempt_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `DELETE FROM delivery_payloads WHERE id = ?
+         AND NOT EXISTS (SELECT 1 FROM deliveries WHERE payload_id = ?)`,
       )
-      .run(delivery.id, delivery.webhookId, delivery.event, delivery.emailId, Buffer.from(dataJson.buffer, dataJson.byteOffset, dataJson.byteLength), delivery.status, delivery.attempts, delivery.nextAttemptAt, delivery.createdAt);
+      .run(staged.payload, staged.payload);
+  }
+
+  /**
+   * `data` as `addDelivery` should be given it for every delivery of one event: written apart
+   * once when larger than PAYLOAD_APART_BYTES (in the caller's transaction), as it is otherwise.
+   */
+  payloadOf(data: DeliveryData): DeliveryData {
+    return 'payload' in data || data.byteLength <= PAYLOAD_APART_BYTES
+      ? data
+      : this.stagePayload(data);
+  }
+
+  /**
+   * Records a delivery with its `data` as JSON bytes, stored as given (a BLOB): storing and
+   * reading them back copies bytes, where a string of megabytes was encoded on the way in and
+   * decoded and parsed on the way out (issue 27 item 1). Data written apart (`stagePayload`,
+   * `payloadOf`) is named, not written again.
+   */
+  addDelivery(delivery: Delivery, data: DeliveryData): Delivery {
+    const apart = 'payload' in data ? data : undefined;
+    this.sql
+      .get(
+        `INSERT INTO deliveries (id, webhook_id, event, email_id, data_json, status, attempts, next_attempt_at, created_at, payload_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(delivery.id, delivery.webhookId, delivery.event, delivery.emailId, apart === undefined ? bytesOf(data as Uint8Array) : EMPTY, delivery.status, delivery.attempts, delivery.nextAttemptAt, delivery.createdAt, apart?.payload ?? null);
     return delivery;
   }
 
-  /** A delivery's `data` as the UTF-8 bytes of its JSON (a row of a --db file from before holds text). */
+  /**
+   * A delivery's `data` as the UTF-8 bytes of its JSON (a row of a --db file from before holds
+   * text): its own, or the parts of the data it names, joined.
+   */
   dataOf(id: string): Buffer | undefined {
-    const row = this.sql.get('SELECT data_json FROM deliveries WHERE id = ?').get(id) as { data_json: Buffer | string } | undefined;
+    const row = this.sql
+      .get('SELECT data_json, payload_id FROM deliveries WHERE id = ?')
+      .get(id) as { data_json: Buffer | string; payload_id: number | null } | undefined;
     if (row === undefined) return undefined;
+    if (row.payload_id !== null) {
+      const parts = this.sql
+        .get('SELECT data FROM delivery_payload_parts WHERE payload_id = ? ORDER BY part')
+        .pluck()
+        .all(row.payload_id) as Buffer[];
+      return Buffer.concat(parts);
+    }
     return typeof row.data_json === 'string' ? Buffer.from(row.data_json, 'utf8') : row.data_json;
   }
 

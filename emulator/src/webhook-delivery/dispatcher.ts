@@ -5,7 +5,7 @@ import { emailDetail } from '../domain/email-view.ts';
 import type { Email } from '../domain/types.ts';
 import { nextAttemptAt, shouldPause } from '../domain/webhook-policy.ts';
 import type { Store } from '../store/store.ts';
-import type { Delivery, Webhook } from '../store/webhook-store.ts';
+import type { Delivery, DeliveryData, Webhook } from '../store/webhook-store.ts';
 import type { Connector } from './connector.ts';
 import { checkWebhookUrl, resolvePublicAddresses, type Resolver } from './endpoint-guard.ts';
 import { signatureFor } from './signature.ts';
@@ -68,16 +68,20 @@ export class WebhookDispatcher {
 
   /**
    * §6.1: records a delivery for each webhook that may see this mailbox; runs in the caller's
-   * transaction. `detail`, when given, makes the bytes of `JSON.stringify(emailDetail(email))`.
+   * transaction. `detail`, when given, makes the bytes of `JSON.stringify(emailDetail(email))`,
+   * or names them written apart already (WebhookStore.stagePayload).
    */
-  enqueue(email: Email, detail?: () => Uint8Array): void {
+  enqueue(email: Email, detail?: () => DeliveryData): void {
     const now = this.clock.now().toISOString();
     // The detail is encoded once for every webhook that hears of it (megabytes for a large body),
-    // or given as bytes made in steps by the deliverer (services/detail-json.ts, issue 27 item 1).
-    let data: Uint8Array | undefined;
+    // or given as bytes made in steps by the deliverer (services/detail-json.ts, issue 27 item 1);
+    // large data is written once for all of them (WebhookStore.payloadOf).
+    let data: DeliveryData | undefined;
     for (const webhook of this.hearing(email.mailbox)) {
       const paused = webhook.status === 'paused';
-      data ??= detail?.() ?? Buffer.from(JSON.stringify(emailDetail(email)), 'utf8');
+      data ??= this.store.webhooks.payloadOf(
+        detail?.() ?? Buffer.from(JSON.stringify(emailDetail(email)), 'utf8'),
+      );
       this.store.webhooks.addDelivery(
         {
           id: this.ids.prefixed('dlv'),
