@@ -103,6 +103,27 @@ describe('the payload of a large email (issue 27 item 1)', () => {
     }
   });
 
+  it('copies the stored data once an attempt, into the body it sends', async () => {
+    const bodies: Buffer[] = [];
+    const { services, email } = world(async (request) => {
+      bodies.push(request.body);
+      return { status: 204 };
+    });
+    services.dispatcher.enqueue(email); // two webhooks hear of it; its data is stored in parts
+    // Each copy of megabytes is memory the process faults in (about 25 ms of CPU for 4.5 MB on
+    // a loaded machine): the parts joined into the data and the data into the body were two.
+    const { concat } = Buffer;
+    let copies = 0;
+    vi.spyOn(Buffer, 'concat').mockImplementation((list, length) => {
+      const joined = concat(list, length);
+      if (joined.length >= LARGE) copies += 1;
+      return joined;
+    });
+    await services.dispatcher.runDue();
+    expect(bodies).toHaveLength(2);
+    expect(copies).toBe(2);
+  });
+
   it('lists deliveries without reading their payloads', () => {
     const { deps, services, email } = world(async () => ({ status: 204 }));
     services.dispatcher.enqueue(email);

@@ -166,7 +166,7 @@ export class WebhookDispatcher {
     const at = this.clock.now();
     const data = { test: true, message: 'Test delivery from the mailtwin control plane.' };
     const dataJson = Buffer.from(JSON.stringify(data), 'utf8');
-    const { outcome, exchange } = await this.post(webhook, 'webhook.test', dataJson, at);
+    const { outcome, exchange } = await this.post(webhook, 'webhook.test', [dataJson], at);
     const id = this.ids.prefixed('dlv');
     const status = outcome.ok ? 'succeeded' : 'failed';
     // The attempt is itemized like any delivery's (§6.4: failures are visible), so a test that
@@ -237,7 +237,7 @@ export class WebhookDispatcher {
       this.store.webhooks.pausePending(webhook.id);
       return;
     }
-    const data = this.store.webhooks.dataOf(delivery.id);
+    const data = this.store.webhooks.dataPartsOf(delivery.id);
     if (data === undefined) return; // deleted (with its webhook's tenant) since it was listed
     const at = this.clock.now();
     const { outcome, exchange } = await this.post(webhook, delivery.event, data, at);
@@ -285,14 +285,15 @@ export class WebhookDispatcher {
 
   /**
    * One signed POST (§6.2, §6.3): body and headers built for this attempt's moment. `data` is
-   * the JSON bytes of the event's data, placed into the body as they are: the body is the bytes
-   * of `JSON.stringify({ event, webhookId, timestamp, data })`, without parsing and encoding a
-   * large email's detail again for every attempt (issue 27 item 1).
+   * the JSON bytes of the event's data, in pieces (WebhookStore.dataPartsOf), placed into the
+   * body as they are: the body is the bytes of `JSON.stringify({ event, webhookId, timestamp,
+   * data })`, without parsing and encoding a large email's detail again for every attempt, or
+   * copying it but once (issue 27 item 1).
    */
   private async post(
     webhook: Webhook,
     event: string,
-    data: Uint8Array,
+    data: Uint8Array[],
     at: Date,
   ): Promise<{ outcome: AttemptOutcome; exchange: WebhookExchange }> {
     const timestamp = at.toISOString();
@@ -300,7 +301,12 @@ export class WebhookDispatcher {
     const sent =
       render === undefined
         ? data
-        : Buffer.from(JSON.stringify(render(JSON.parse(decoder.decode(data)))), 'utf8');
+        : [
+            Buffer.from(
+              JSON.stringify(render(JSON.parse(decoder.decode(Buffer.concat(data))))),
+              'utf8',
+            ),
+          ];
     const body = jsonWithData({ event, webhookId: webhook.id, timestamp }, sent);
     const secret = this.store.webhooks.secretOf(webhook.id) ?? '';
     const headers = {
@@ -376,11 +382,11 @@ const decoder = new TextDecoder();
 
 /**
  * The bytes of `JSON.stringify({ ...fields, data })` when `data` is the bytes of
- * `JSON.stringify` of a value: `data` is copied in, never parsed.
+ * `JSON.stringify` of a value, in pieces: `data` is copied in, once, never parsed.
  */
-export function jsonWithData(fields: Record<string, string>, data: Uint8Array): Buffer {
+export function jsonWithData(fields: Record<string, string>, data: Uint8Array[]): Buffer {
   const head = JSON.stringify(fields);
-  return Buffer.concat([Buffer.from(`${head.slice(0, -1)},"data":`, 'utf8'), data, CLOSE]);
+  return Buffer.concat([Buffer.from(`${head.slice(0, -1)},"data":`, 'utf8'), ...data, CLOSE]);
 }
 
 const CLOSE = Buffer.from('}');
