@@ -170,6 +170,20 @@ describe('a raw message received through the control plane (issue 27 item 1)', (
     await services.dispatcher.runDue();
   });
 
+  it('keeps no webhook data when no webhook hears of it, and its raw bytes with the email', async () => {
+    const { deps, app } = world();
+    const count = (table: string) =>
+      deps.store.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
+    const answer = await inject(app, message(TEXT));
+    expect(answer.status).toBe(201);
+    expect(count('delivery_payloads')).toBe(0);
+    expect(count('delivery_payload_parts')).toBe(0);
+    const { id } = (await answer.json()) as { id: string };
+    expect(deps.store.db.prepare('SELECT DISTINCT email_id FROM email_raw').pluck().all()).toEqual([
+      id,
+    ]);
+  });
+
   it('leaves nothing behind when it fails between its turns: no email, no delivery, no staged bytes', async () => {
     const { deps, app } = world({ webhook: true });
     const count = (table: string) =>
