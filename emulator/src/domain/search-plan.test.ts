@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { RANGE_COST, RANGE_MARGIN, rangeRows, searchPlan, SORT_BELOW } from './search.ts';
+import {
+  RANGE_COST,
+  RANGE_MARGIN,
+  rangeRows,
+  searchPlan,
+  SORT_BELOW,
+  SORT_COST,
+} from './search.ts';
 
 /** A sample of the newest matches: `found` of them among the newest `span` emails. */
 const sample = (found: number, span: number, newestRowid = 100_000) => ({
@@ -29,6 +36,25 @@ describe('searchPlan', () => {
     expect(searchPlan(sample(SORT_BELOW, SORT_BELOW * 100), 26)).toBe('filter');
     // The same density over 10,000 emails, for a page of 101 rows.
     expect(searchPlan(sample(SORT_BELOW, SORT_BELOW * 10, 10_000), 101)).toBe('filter');
+  });
+});
+
+describe('searchPlan with other filters', () => {
+  // One email in a hundred of 100,000: 1,000 matches.
+  const sampled = sample(SORT_BELOW, SORT_BELOW * 100);
+
+  it('sorts the matches when so few emails pass the other filters that the walk is long', () => {
+    // The walk for 26 rows: 26 / (0.01 × passing) emails, at most the 100,000.
+    expect(searchPlan(sampled, 26, { within: 1, passing: 1 })).toBe('filter');
+    expect(searchPlan(sampled, 26, { within: 1, passing: 0.01 })).toBe('sort');
+    // Just below and above matches × SORT_COST = walked.
+    const even = 26 / (0.01 * 1000 * SORT_COST);
+    expect(searchPlan(sampled, 26, { within: 1, passing: even / 1.01 })).toBe('sort');
+    expect(searchPlan(sampled, 26, { within: 1, passing: even / 0.99 })).toBe('filter');
+  });
+
+  it('walks a folder through its own index: a small folder bounds the walk', () => {
+    expect(searchPlan(sampled, 26, { within: 0.05, passing: 0.01 })).toBe('filter');
   });
 });
 

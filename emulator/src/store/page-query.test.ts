@@ -101,9 +101,11 @@ describe('page query statements', () => {
         get: () =>
           text.includes('AS found')
             ? { found: 400, oldestSampled: 1, newestRowid }
-            : text.includes('max(seq)')
-              ? newestRowid
-              : undefined,
+            : text.includes('AS probed')
+              ? { probed: 200, held: 200, passing: 100 }
+              : text.includes('max(seq)')
+                ? newestRowid
+                : undefined,
       };
       return s;
     };

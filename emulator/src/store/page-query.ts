@@ -10,6 +10,7 @@ import {
   SORT_BELOW,
   type MatchSample,
   type SearchPlan,
+  type WalkShare,
 } from '../domain/search.ts';
 import type { EmailFilter, ListPosition } from '../domain/types.ts';
 import type Database from 'better-sqlite3';
@@ -108,6 +109,8 @@ export function pageQuery(
     where.push('e.received_at < @receivedBefore');
     params.receivedBefore = filter.receivedBefore;
   }
+  // What else a page asks of an email besides its mailbox (and where the page starts).
+  const others = where.slice(1);
   if (after !== undefined) {
     where.push('(e.received_at < @afterAt OR (e.received_at = @afterAt AND e.id < @afterId))');
     params.afterAt = after.receivedAt;
@@ -127,7 +130,9 @@ export function pageQuery(
   return {
     key,
     run: (shape) =>
-      searchPage(sql, tuning, columns, filters, params, match, limit + 1, shape, rows),
+      searchPage(sql, tuning, columns, filters, params, match, limit + 1, shape, rows, () =>
+        others.length === 0 ? WHOLE_MAILBOX : walkShare(sql, filter, others, params),
+      ),
   };
 }
 
@@ -160,6 +165,64 @@ function sampleOf(sql: Statements, match: string): MatchSample {
   return sample;
 }
 
+/** A walk through the whole mailbox, every email passing: a page with no other filter. */
+const WHOLE_MAILBOX: WalkShare = { within: 1, passing: 1 };
+
+/** How many of a mailbox's newest emails estimate the share that pass a page's other filters. */
+const PROBED = 200;
+
+/** Shares kept per database (its statements), by mailbox and filters. */
+const SHARES = new WeakMap<Statements, Map<string, { newestRowid: number; share: WalkShare }>>();
+
+/**
+ * How a search's walk through the mailbox goes (domain/search.ts, searchPlan), estimated from
+ * the mailbox's PROBED newest emails, read from the list index alone when only folder, read
+ * and starred are asked: the share of the mailbox the walk's index holds (`within`: the
+ * folder's, with a folder, as a folder is walked through its own index), and the share of
+ * those that pass the page's other filters (`passing`: read, starred, sender, subject, dates).
+ * Kept until new mail is stored, like the sample: a PATCH or a deletion changes it a little,
+ * and it only picks a plan, never a row.
+ */
+function walkShare(
+  sql: Statements,
+  filter: EmailFilter,
+  others: string[],
+  params: Record<string, string | number>,
+): WalkShare {
+  let kept = SHARES.get(sql);
+  if (kept === undefined) {
+    kept = new Map();
+    SHARES.set(sql, kept);
+  }
+  const newestRowid = sql.get(NEWEST_ROWID).pluck(true).get() as number;
+  const key = `${others.join(' AND ')}\n${JSON.stringify([filter.mailbox, filter.folder, filter.read, filter.starred, filter.fromContains, filter.subjectContains, filter.receivedFrom, filter.receivedBefore])}`;
+  const known = kept.get(key);
+  if (known !== undefined && known.newestRowid === newestRowid) return known.share;
+  const columns = ['e.folder', 'e.read', 'e.starred', 'e.received_at'];
+  if (filter.fromContains !== undefined) columns.push('e.from_search');
+  if (filter.subjectContains !== undefined) columns.push('e.subject_search');
+  const inFolder = filter.folder === undefined ? '1' : 'e.folder = @folder';
+  const { probed, held, passing } = sql
+    .get(
+      `SELECT count(*) AS probed, coalesce(sum(${inFolder}), 0) AS held,
+         coalesce(sum(${others.join(' AND ')}), 0) AS passing
+       FROM (SELECT ${columns.join(', ')} FROM emails e WHERE e.mailbox = @mailbox
+         ${NEWEST_FIRST.replace(limitOf('@limit'), limitOf('@probed'))}) e`,
+    )
+    .get({ ...params, probed: PROBED }) as { probed: number; held: number; passing: number };
+  // None among those probed: rarer than one in twice as many.
+  const share =
+    probed === 0
+      ? { within: 1, passing: 1 }
+      : {
+          within: Math.max(held, 0.5) / probed,
+          passing: Math.max(passing, 0.5) / Math.max(held, 1),
+        };
+  if (kept.size >= MAX_SAMPLES) kept.clear();
+  kept.set(key, { newestRowid, share });
+  return share;
+}
+
 /** The rows of a page with `q`, by the plan searchPlan picks (or the tests force). */
 function searchPage(
   sql: Statements,
@@ -171,12 +234,14 @@ function searchPage(
   pageRows: number,
   shape: RowShape,
   rows: (sql: string, shape: RowShape, extra?: Record<string, string | number>) => unknown[],
+  walk: () => WalkShare,
 ): unknown[] {
   let plan = tuning.plan;
   let walkRows = tuning.rangeRows;
   if (plan === undefined || (plan === 'range' && walkRows === undefined)) {
     const sample = sampleOf(sql, match);
-    plan ??= searchPlan(sample, pageRows);
+    // The other filters matter only to a choice between plans that read more than the sample.
+    plan ??= searchPlan(sample, pageRows, sample.found < SORT_BELOW ? WHOLE_MAILBOX : walk());
     walkRows ??= rangeRows(sample, pageRows);
   }
   if (plan === 'sort') {

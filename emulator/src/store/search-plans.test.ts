@@ -179,3 +179,50 @@ describe('the range plan over mail stored as it was received', () => {
     expect(new Set(answered)).toEqual(new Set(['range']));
   });
 });
+
+describe('the plan of a search whose other filters few emails pass', () => {
+  /** 2,000 emails stored as received; `kalo` in every tenth, every fiftieth starred. */
+  function sparse(): Store {
+    const store = openStore();
+    store.directory.createMailbox({ address: MAILBOX, domain: 'acme.test', displayName: null });
+    store.transaction(() => {
+      for (let n = 0; n < 2000; n += 1) {
+        store.emails.insert(
+          storedEmail({
+            id: `em_${String(n).padStart(4, '0')}`,
+            mailbox: MAILBOX,
+            starred: n % 50 === 7,
+            from: { address: 'a@partner.test', name: null },
+            to: [{ address: MAILBOX, name: null }],
+            subject: n % 10 === 7 ? 'kalo' : 'sol',
+            messageId: `<s${n}@acme.test>`,
+            receivedAt: new Date(Date.UTC(2026, 0, 1) + n * 60_000).toISOString(),
+          }),
+        );
+      }
+    });
+    return store;
+  }
+
+  it('sorts the matches when the page would walk the whole mailbox, and gives the same page', () => {
+    const store = sparse();
+    const answered: SearchPlan[] = [];
+    store.emails.searchTuning = { answeredBy: (plan) => answered.push(plan) };
+    const starred: EmailFilter = {
+      mailbox: MAILBOX,
+      match: ftsMatchExpression('kalo'),
+      starred: true,
+    };
+    const chosen = walk(store, starred, 25);
+    // 200 matches, 40 of them starred: a walk for 26 would read all 2,000 emails.
+    expect(new Set(answered)).toEqual(new Set(['sort']));
+    // Without the filter, the walk for 26 is about 260 emails deep: the matches are not sorted.
+    const before = answered.length;
+    walk(store, { mailbox: MAILBOX, match: ftsMatchExpression('kalo') }, 25);
+    expect(answered.length).toBeGreaterThan(before);
+    expect(answered.slice(before)).not.toContain('sort');
+    store.emails.searchTuning = { plan: 'filter' };
+    store.settings.set('search-plans-test', 'filter');
+    expect(walk(store, starred, 25)).toEqual(chosen);
+  });
+});
