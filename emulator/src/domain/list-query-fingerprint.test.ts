@@ -18,6 +18,7 @@ describe('the cursor fingerprint of a list query (D-16)', () => {
   it('hashes a filter once, however often it is listed, and still binds cursors to it', () => {
     const query = { mailbox: ['fp@example.test'], folder: ['archive'], q: ['invoice'] };
     const first = parseListQuery(query);
+    expect(first.fingerprint).toMatch(/^[\w-]{16}$/);
     const before = hashes.count;
     const again = parseListQuery({ ...query, limit: ['10'] });
     expect(again.fingerprint).toBe(first.fingerprint);
@@ -32,5 +33,15 @@ describe('the cursor fingerprint of a list query (D-16)', () => {
     expect(() => parseListQuery({ ...query, folder: ['inbox'], cursor: [cursor] })).toThrow(
       /other mailbox or filters/,
     );
+  });
+
+  it('hashes nothing for a page read without a cursor until a cursor is made for it', () => {
+    const before = hashes.count;
+    const query = parseListQuery({ mailbox: ['lazy@example.test'], q: ['never listed before'] });
+    expect(hashes.count).toBe(before);
+    const fingerprint = query.fingerprint;
+    expect(hashes.count).toBe(before + 1);
+    expect(query.fingerprint).toBe(fingerprint);
+    expect(hashes.count).toBe(before + 1);
   });
 });

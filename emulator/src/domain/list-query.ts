@@ -25,8 +25,8 @@ export interface ListQuery {
   filter: EmailFilter;
   limit: number;
   after: ListPosition | undefined;
-  /** Binds cursors to the query they came from (D-16). */
-  fingerprint: string;
+  /** Binds cursors to the query they came from (D-16); computed when first read. */
+  readonly fingerprint: string;
 }
 
 /**
@@ -52,15 +52,18 @@ const MAX_LENGTHS: Record<string, number> = {
  * position. Every problem is a 400 naming the parameter (D-12).
  */
 export function parseListQuery(params: Record<string, string[]>): ListQuery {
-  for (const [name, values] of Object.entries(params)) {
+  for (const name in params) {
     if (!KNOWN_PARAMS.has(name)) {
       const shown = quoteForMessage(name);
       throw new ApiError('invalid_field', `Unknown query parameter "${shown}".`, name);
     }
+    const values = params[name] as string[];
     if (values.length > 1) throw new ApiError('invalid_field', `Give "${name}" once.`, name);
     const max = MAX_LENGTHS[name] ?? 1024;
-    // Characters are code points (D-9), as JSON Schema's maxLength counts them.
-    if ([...(values[0] ?? '')].length > max)
+    // Characters are code points (D-9), as JSON Schema's maxLength counts them; a value of no
+    // more UTF-16 units than that has no more code points either.
+    const value = values[0] ?? '';
+    if (value.length > max && [...value].length > max)
       throw new ApiError('invalid_field', `${name} is longer than ${max} characters.`, name);
   }
   const one = (name: string) => params[name]?.[0];
@@ -111,10 +114,26 @@ export function parseListQuery(params: Record<string, string[]>): ListQuery {
   }
 
   const limit = parseLimit(one('limit'));
-  const fingerprint = fingerprintOf(filter);
+  // Hashed only when a cursor is read or made: most pages are read without one and have no next.
+  const query = new ParsedListQuery(filter, limit);
   const cursor = one('cursor');
-  const after = cursor === undefined ? undefined : decodeCursor(cursor, fingerprint);
-  return { filter, limit, after, fingerprint };
+  query.after = cursor === undefined ? undefined : decodeCursor(cursor, query.fingerprint);
+  return query;
+}
+
+/** A parsed query whose fingerprint is hashed only when a cursor is read or made for it. */
+class ParsedListQuery implements ListQuery {
+  after: ListPosition | undefined = undefined;
+  private bound: string | undefined = undefined;
+
+  constructor(
+    readonly filter: EmailFilter,
+    readonly limit: number,
+  ) {}
+
+  get fingerprint(): string {
+    return (this.bound ??= fingerprintOf(this.filter));
+  }
 }
 
 function parseLimit(raw: string | undefined): number {

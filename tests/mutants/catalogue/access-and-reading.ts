@@ -711,8 +711,8 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: 'D-16',
     bug: 'a cursor is bound only to its mailbox, so one used with another folder filter is accepted',
     file: 'emulator/src/domain/list-query.ts',
-    find: 'const fingerprint = fingerprintOf(filter);',
-    replace: 'const fingerprint = fingerprintOf({ mailbox: filter.mailbox });',
+    find: 'return (this.bound ??= fingerprintOf(this.filter));',
+    replace: 'return (this.bound ??= fingerprintOf({ mailbox: this.filter.mailbox }));',
     caughtBy: LISTING.cursor,
   },
   {
@@ -720,12 +720,11 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: '4.2-R11',
     bug: 'an unreadable cursor is ignored and the first page answered instead of 400 invalid_cursor',
     file: 'emulator/src/domain/list-query.ts',
-    find: 'const after = cursor === undefined ? undefined : decodeCursor(cursor, fingerprint);',
-    replace: `let after: ListPosition | undefined;
-  try {
-    after = cursor === undefined ? undefined : decodeCursor(cursor, fingerprint);
+    find: 'query.after = cursor === undefined ? undefined : decodeCursor(cursor, query.fingerprint);',
+    replace: `try {
+    query.after = cursor === undefined ? undefined : decodeCursor(cursor, query.fingerprint);
   } catch {
-    after = undefined;
+    query.after = undefined;
   }`,
     caughtBy: LISTING.cursor,
   },
