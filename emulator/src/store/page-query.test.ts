@@ -130,5 +130,18 @@ describe('page query statements', () => {
     expect(samples()).toBe(2);
     pageQuery(sql, {}, 'e.id', { ...search, match: '"lopa"' }, 25).run(true);
     expect(samples()).toBe(3);
+    // With other filters, the share passing them is probed once too, and the newest rowid
+    // read once a page (the sample's read says whether both are current).
+    const probes = () => texts.filter((text) => text.includes('AS probed')).length;
+    const newest = () => texts.filter((text) => text.includes('max(seq)')).length;
+    const [probed, read] = [probes(), newest()];
+    const filtered = { ...search, read: false, starred: true };
+    pageQuery(sql, {}, 'e.id', filtered, 25).run(true);
+    expect([probes() - probed, newest() - read]).toEqual([1, 1]);
+    pageQuery(sql, {}, 'e.id', filtered, 50).run(true);
+    expect([probes() - probed, newest() - read]).toEqual([1, 2]);
+    newestRowid = 402;
+    pageQuery(sql, {}, 'e.id', filtered, 25).run(true);
+    expect(probes() - probed).toBe(2);
   });
 });

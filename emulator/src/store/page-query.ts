@@ -130,8 +130,18 @@ export function pageQuery(
   return {
     key,
     run: (shape) =>
-      searchPage(sql, tuning, columns, filters, params, match, limit + 1, shape, rows, () =>
-        others.length === 0 ? WHOLE_MAILBOX : walkShare(sql, filter, others, params),
+      searchPage(
+        sql,
+        tuning,
+        columns,
+        filters,
+        params,
+        match,
+        limit + 1,
+        shape,
+        rows,
+        (newestRowid) =>
+          others.length === 0 ? WHOLE_MAILBOX : walkShare(sql, filter, others, params, newestRowid),
       ),
   };
 }
@@ -180,21 +190,21 @@ const SHARES = new WeakMap<Statements, Map<string, { newestRowid: number; share:
  * and starred are asked: the share of the mailbox the walk's index holds (`within`: the
  * folder's, with a folder, as a folder is walked through its own index), and the share of
  * those that pass the page's other filters (`passing`: read, starred, sender, subject, dates).
- * Kept until new mail is stored, like the sample: a PATCH or a deletion changes it a little,
- * and it only picks a plan, never a row.
+ * Kept until new mail is stored (`newestRowid`, the sample's, read just before), like the
+ * sample: a PATCH or a deletion changes it a little, and it only picks a plan, never a row.
  */
 function walkShare(
   sql: Statements,
   filter: EmailFilter,
   others: string[],
   params: Record<string, string | number>,
+  newestRowid: number,
 ): WalkShare {
   let kept = SHARES.get(sql);
   if (kept === undefined) {
     kept = new Map();
     SHARES.set(sql, kept);
   }
-  const newestRowid = sql.get(NEWEST_ROWID).pluck(true).get() as number;
   const key = `${others.join(' AND ')}\n${JSON.stringify([filter.mailbox, filter.folder, filter.read, filter.starred, filter.fromContains, filter.subjectContains, filter.receivedFrom, filter.receivedBefore])}`;
   const known = kept.get(key);
   if (known !== undefined && known.newestRowid === newestRowid) return known.share;
@@ -234,14 +244,18 @@ function searchPage(
   pageRows: number,
   shape: RowShape,
   rows: (sql: string, shape: RowShape, extra?: Record<string, string | number>) => unknown[],
-  walk: () => WalkShare,
+  walk: (newestRowid: number) => WalkShare,
 ): unknown[] {
   let plan = tuning.plan;
   let walkRows = tuning.rangeRows;
   if (plan === undefined || (plan === 'range' && walkRows === undefined)) {
     const sample = sampleOf(sql, match);
     // The other filters matter only to a choice between plans that read more than the sample.
-    plan ??= searchPlan(sample, pageRows, sample.found < SORT_BELOW ? WHOLE_MAILBOX : walk());
+    plan ??= searchPlan(
+      sample,
+      pageRows,
+      sample.found < SORT_BELOW ? WHOLE_MAILBOX : walk(sample.newestRowid),
+    );
     walkRows ??= rangeRows(sample, pageRows);
   }
   if (plan === 'sort') {
