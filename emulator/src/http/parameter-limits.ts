@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { OpenApiDocument } from '../spec.ts';
+import { pathnameOf, queriesOf } from './request-url.ts';
 
 type Json = Record<string, unknown>;
 
@@ -55,24 +56,6 @@ export function parameterLimits(spec: OpenApiDocument, basePath: string): Middle
   };
 }
 
-/**
- * What `new URL(url).pathname` gives, without parsing the URL when the path has only characters
- * that URL parsing keeps as they are (no `%`, no `.`: no escape, no dot segment to resolve).
- */
-function pathnameOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('://') + 3);
-  if (start === -1) return new URL(url).pathname;
-  let end = url.length;
-  for (const stop of ['?', '#']) {
-    const at = url.indexOf(stop, start);
-    if (at !== -1 && at < end) end = at;
-  }
-  const path = url.slice(start, end);
-  return PLAIN_PATH.test(path) ? path : new URL(url).pathname;
-}
-
-const PLAIN_PATH = /^[A-Za-z0-9\-_~!$&'()*+,;=:@/]*$/;
-
 function check(
   c: Parameters<MiddlewareHandler>[0],
   operation: Operation,
@@ -84,7 +67,7 @@ function check(
     if (parameter.in === 'path') {
       values = [decode(segments[parameter.segment ?? -1] ?? '')];
     } else {
-      queries ??= c.req.queries();
+      queries ??= queriesOf(c);
       values = queries[parameter.name] ?? [];
     }
     for (const value of values) {

@@ -1,3 +1,4 @@
+import { HonoRequest } from 'hono/request';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 import { storedEmail } from '../test-helpers/stored-email.ts';
@@ -33,7 +34,9 @@ function world() {
       headers: { Authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
-  return { store: deps.store, call };
+  const list = (query: string) =>
+    app.request(`/openapi/v1/emails?${query}`, { headers: { Authorization: `Bearer ${secret}` } });
+  return { store: deps.store, call, list };
 }
 
 describe('PATCH and DELETE /emails/{id} (§4.5, §4.6)', () => {
@@ -53,5 +56,18 @@ describe('PATCH and DELETE /emails/{id} (§4.5, §4.6)', () => {
     expect((await call('DELETE')).status).toBe(204);
     expect(reads).not.toHaveBeenCalled();
     expect((await call('GET')).status).toBe(404);
+  });
+});
+
+describe('GET /emails (§4.2)', () => {
+  it('parses its query parameters once, for the parameter limits and the route alike', async () => {
+    const { list } = world();
+    const parses = vi.spyOn(HonoRequest.prototype, 'queries');
+    const answer = await list('mailbox=box%40acme.test&q=hello&folder=inbox&limit=10');
+    expect(answer.status).toBe(200);
+    expect(((await answer.json()) as { emails: { id: string }[] }).emails.map((e) => e.id)).toEqual(
+      ['em_1'],
+    );
+    expect(parses).toHaveBeenCalledTimes(1);
   });
 });

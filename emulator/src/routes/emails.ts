@@ -7,6 +7,7 @@ import type { ApiEnv } from '../http/auth.ts';
 import { readJsonObject, SMALL_BODY_MAX_BYTES } from '../http/json-body.ts';
 import type { EmulatorEvents } from '../events.ts';
 import { answerReady } from '../http/response-cache.ts';
+import { queriesOf } from '../http/request-url.ts';
 import type { RequestValidator } from '../http/request-validator.ts';
 import type { Store } from '../store/store.ts';
 
@@ -50,7 +51,7 @@ export function emailRoutes(
   const app = new Hono<ApiEnv>();
 
   app.get('/', (c) => {
-    const query = parseListQuery(c.req.queries());
+    const query = parseListQuery(queriesOf(c));
     if (!c.get('access').mailboxes.has(query.filter.mailbox)) {
       throw new ApiError(
         'mailbox_not_found',
