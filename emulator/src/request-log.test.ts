@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createApp, createServices, defaultDeps } from './app.ts';
+import { ControllableClock } from './clock.ts';
 import { DEFAULT_FIXTURES } from './cli-options.ts';
 import { loadFixtureFile } from './fixtures/load-fixture.ts';
 import { RequestLog, bufferedStdout, type LogFormat } from './request-log.ts';
@@ -125,6 +126,46 @@ describe('the request log', () => {
     await call('/openapi/v1/emails/nope', { headers });
     expect(lines[0]).toMatch(/^POST \/openapi\/v1\/emails\/send 400 \S+ "Demo app"\n$/);
     expect(lines[1]).toMatch(/^GET \/openapi\/v1\/emails\/nope 404 \S+ "Demo app"\n$/);
+  });
+
+  it('reads a plain URL without parsing it and writes the time of the lines of one second once', async () => {
+    const at = '2026-05-01T10:00:00.000Z';
+    let now = Date.parse(at);
+    const deps = defaultDeps({ clock: new ControllableClock(() => now++) });
+    const lines: string[] = [];
+    const log = new RequestLog(createServices(deps), 'json', (line) => lines.push(line));
+    const fetch = log.wrap(async (_request: Request) => new Response('{}'));
+    log.start();
+    const requests = [
+      new Request('http://127.0.0.1:3000/openapi/v1/emails?mailbox=hello%40acme.test&q=a+b'),
+      new Request('http://127.0.0.1:3000/openapi/v1/emails/em_1'),
+    ];
+    const urls = vi.spyOn(globalThis, 'URL');
+    const times = vi.spyOn(Date.prototype, 'toISOString');
+    for (const request of requests) await fetch(request);
+    const counts = { urls: urls.mock.calls.length, times: times.mock.calls.length };
+    vi.restoreAllMocks();
+    expect(counts).toEqual({ urls: 0, times: 1 });
+    expect(lines.map((line) => JSON.parse(line) as { time: string; path: string })).toMatchObject([
+      { time: at, path: '/openapi/v1/emails?mailbox=hello%40acme.test&q=a+b' },
+      { time: '2026-05-01T10:00:00.001Z', path: '/openapi/v1/emails/em_1' },
+    ]);
+  });
+
+  it('writes every time as toISOString does', () => {
+    const lines: string[] = [];
+    let now = 0;
+    const deps = defaultDeps({ clock: new ControllableClock(() => now) });
+    const log = new RequestLog(createServices(deps), 'json', (line) => lines.push(line));
+    log.start();
+    const instants = [0, 7, 999, 1000, 1_700_000_000_042, 253_402_300_799_999, 253_402_300_800_000];
+    for (const instant of [...instants, 1_700_000_000_043, 1_700_000_001_001]) {
+      now = instant;
+      log.smtpMessage({ from: 'a@b.test', bytes: 1, delivered: [] });
+    }
+    expect(lines.map((line) => (JSON.parse(line) as { time: string }).time)).toEqual(
+      [...instants, 1_700_000_000_043, 1_700_000_001_001].map((ms) => new Date(ms).toISOString()),
+    );
   });
 
   it('writes the lines of one turn of the event loop together, in order, once it turns', async () => {

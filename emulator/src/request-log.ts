@@ -1,12 +1,16 @@
 import type { Services } from './deps.ts';
 import { lookupOf } from './domain/api-key-secrets.ts';
 import type { EmulatorEvent } from './events.ts';
+import { pathAndSearchOf } from './http/request-url.ts';
 import type { SmtpOutcome } from './smtp/smtp-ingress.ts';
 
 /** `--log text` (the default) or `--log json`; `--quiet` prints nothing. */
 export type LogFormat = 'text' | 'json';
 
 type Fetch = (request: Request, ...rest: never[]) => Response | Promise<Response>;
+
+/** 10000-01-01T00:00:00.000Z, the first instant `toISOString` writes with a six-digit year. */
+const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_800_000;
 
 /** Requests worth a line: the API's and the control plane's, not the docs, assets or dashboard. */
 const LOGGED = /^\/(openapi\/v1|_mailtwin\/v1)(\/|$)/;
@@ -33,7 +37,7 @@ export class RequestLog {
       const startedAt = performance.now();
       const response = await fetch(request, ...rest);
       if (this.started) {
-        const url = new URL(request.url);
+        const url = pathAndSearchOf(request.url);
         if (LOGGED.test(url.pathname)) {
           this.emit({
             type: 'request',
@@ -52,9 +56,7 @@ export class RequestLog {
 
   start(): void {
     this.started = true;
-    this.unsubscribe ??= this.services.deps.events.subscribe((event) =>
-      this.onEvent(event),
-    );
+    this.unsubscribe ??= this.services.deps.events.subscribe((event) => this.onEvent(event));
   }
 
   stop(): void {
@@ -77,6 +79,25 @@ export class RequestLog {
     const lookup = bearer === undefined ? undefined : lookupOf(bearer);
     if (lookup === undefined) return '-';
     return this.services.deps.store.directory.findKeyByLookup(lookup)?.key.name ?? '-';
+  }
+
+  private shownSecond = Number.NaN;
+  /** `toISOString()` of the second `shownSecond` up to its milliseconds (`…T10:00:00.`). */
+  private shownPrefix = '';
+
+  /**
+   * `new Date(ms).toISOString()`, with the date and time up to the second written once for the
+   * lines of that second: a busy server logs thousands of requests a second.
+   */
+  private timeOf(ms: number): string {
+    // Years 0000-9999 have the fixed 24-character form; any other is written in full.
+    if (!(ms >= 0 && ms < LAST_FOUR_DIGIT_YEAR_MS)) return new Date(ms).toISOString();
+    const second = Math.floor(ms / 1000);
+    if (second !== this.shownSecond) {
+      this.shownPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+      this.shownSecond = second;
+    }
+    return `${this.shownPrefix}${String(ms - second * 1000).padStart(3, '0')}Z`;
   }
 
   /** A message handed over by SMTP (its deliveries get their own `email` lines). */
@@ -123,7 +144,7 @@ export class RequestLog {
   }
 
   private emit(entry: LogEntry): void {
-    const time = this.services.deps.clock.now().toISOString();
+    const time = this.timeOf(this.services.deps.clock.now().getTime());
     this.write(
       this.format === 'json' ? `${JSON.stringify({ time, ...entry })}\n` : `${textOf(entry)}\n`,
     );
