@@ -6,6 +6,7 @@ import { ApiError, quoteForMessage, toApiError } from './errors.ts';
 import { EmulatorEvents } from './events.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
 import { hostCheck } from './http/host-check.ts';
+import { MemoRouter } from './http/memo-router.ts';
 import { AccessByRequest } from './http/request-access.ts';
 import { DEFAULT_MAX_REQUEST_BYTES, requestBodyLimit } from './http/request-body-limit.ts';
 import { ResponseCache } from './http/response-cache.ts';
@@ -176,7 +177,7 @@ export function createApp(
   deps: AppDeps = defaultDeps(),
   services: Services = createServices(deps),
 ): Hono {
-  const app = new Hono();
+  const app = new Hono({ router: new MemoRouter() });
   const limitBody = requestBodyLimit({
     maxSize: deps.maxRequestBytes,
     onError: () => {
