@@ -156,7 +156,7 @@ export const SUITE_POWER: readonly NamedMutant[] = [
     file: DISPATCHER,
     find: 'const { outcome, exchange } = await this.post(webhook, delivery.event, data, at);',
     replace:
-      'const { outcome, exchange } = await this.post(webhook, delivery.event, delivery.attempts === 0 ? data : Buffer.from(JSON.stringify({ ...(JSON.parse(data.toString()) as object), id: this.ids.emailId(at) })), at);',
+      'const { outcome, exchange } = await this.post(webhook, delivery.event, delivery.attempts === 0 ? data : [Buffer.from(JSON.stringify({ ...(JSON.parse(Buffer.concat(data).toString()) as object), id: this.ids.emailId(at) }))], at);',
     caughtBy: WEBHOOK_RETRIES,
   },
   {
