@@ -43,4 +43,28 @@ describe('EmailStore.get', () => {
     expect(lookups).toHaveBeenCalledTimes(1);
     store.close();
   });
+
+  it('builds the email for about the CPU of reading its row (no slow object literal)', () => {
+    const store = openStore(':memory:');
+    store.directory.createMailbox({ address: MAILBOX, domain: 'acme.test', displayName: null });
+    for (let n = 0; n < 50; n += 1) store.emails.insert(email(`em_${n}`));
+    const row = store.db.prepare(
+      'SELECT e.*, c.text_body, c.html_body FROM emails e JOIN email_contents c ON c.seq = e.seq WHERE e.id = ?',
+    );
+    const cpu = (read: (id: string) => unknown) => {
+      const start = process.cpuUsage();
+      for (let n = 0; n < 5_000; n += 1) read(`em_${n % 50}`);
+      const used = process.cpuUsage(start);
+      return used.user + used.system;
+    };
+    // Warm both up, then take the least of three (CPU time, not wall time).
+    cpu((id) => store.emails.get(id));
+    cpu((id) => row.get(id));
+    const least = (read: (id: string) => unknown) => Math.min(cpu(read), cpu(read), cpu(read));
+    const built = least((id) => store.emails.get(id));
+    const alone = least((id) => row.get(id));
+    // About 1.2 times; an object spread followed by ten keys made it about 6 times.
+    expect(built / alone).toBeLessThan(2.5);
+    store.close();
+  });
 });
