@@ -137,6 +137,30 @@ describe('the shape most clients send, parsed without mailparser (issue 31 item 
       false,
     ],
     ['an empty text part', alternative('7bit', [], ['<p>x</p>']), false],
+    [
+      'a preamble before the first part (mailparser ignores it)',
+      crlf(
+        'From: a@b.test',
+        'Content-Type: multipart/alternative; boundary=b',
+        '',
+        'This is a multi-part message in MIME format.',
+        '',
+        '--b',
+        '',
+        'text',
+        '--b',
+        'Content-Type: text/html',
+        '',
+        '<p>html</p>',
+        '--b--',
+      ),
+      true,
+    ],
+    [
+      'an epilogue after the last part',
+      Buffer.concat([alternative('7bit', ['t'], ['<p>h</p>']), Buffer.from('epilogue\r\n')]),
+      false,
+    ],
     ['no From address', crlf('To: a@b.test', '', 'hi'), false],
     ['a From that is no address', crlf('From: Name Only', '', 'hi'), true],
   ];
@@ -408,7 +432,7 @@ describe('the shape most clients send, parsed without mailparser (issue 31 item 
         });
         return {
           ...m,
-          shape: m.shape === 'single' ? 'single' : 'alternative',
+          shape: m.shape === 'single' || m.shape === 'preamble' ? m.shape : 'alternative',
           parts: m.parts.map(tamed),
           extra: undefined,
           end: '\r\n',
@@ -440,7 +464,7 @@ describe('the shape most clients send, parsed without mailparser (issue 31 item 
         else {
           const b = m.boundary.replace(/"/g, '');
           const parts =
-            m.shape === 'alternative'
+            m.shape === 'alternative' || (m.shape === 'preamble' && m.tame)
               ? [
                   { ...first, type: 'text/plain' },
                   { ...second, type: 'text/html' },
@@ -450,10 +474,10 @@ describe('the shape most clients send, parsed without mailparser (issue 31 item 
             ...head,
             `Content-Type: multipart/${m.shape === 'mixed' ? 'mixed' : 'alternative'}; boundary=${m.boundary}`,
             '',
-            ...(m.shape === 'preamble' ? ['preamble'] : []),
+            ...(m.shape === 'preamble' ? ['This is a multi-part message in MIME format.', ''] : []),
             ...parts.flatMap((p) => [`--${b}`, partText(p)]),
             `--${b}--`,
-            ...(m.shape === 'preamble' ? ['epilogue'] : []),
+            ...(m.shape === 'preamble' && !m.tame ? ['epilogue'] : []),
           ];
         }
         return Buffer.from(lines.join(nl) + m.end, 'utf8');

@@ -84,7 +84,7 @@ const FIELD = /^[\x21-\x39\x3b-\x7e]+:/;
  *   Unicode), header lines that are `Name: value` or fold;
  * - one From and at most one of each header mailparser keeps one of or joins;
  * - a single `text/plain` or `text/html` part, or `multipart/alternative` of exactly those two
- *   in that order, with no preamble and nothing after its end; no parameter but `charset`
+ *   in that order, with nothing after its end; no parameter but `charset`
  *   (absent, `utf-8` or `us-ascii`) and `boundary`; 7bit, 8bit, quoted-printable or base64; a
  *   part has no header but its Content-Type and Content-Transfer-Encoding; no text is empty;
  *   text beyond ASCII only where the part says UTF-8, and without a byte order mark;
@@ -276,8 +276,9 @@ function split(source: string): { headers: HeaderLine[]; body: string } | undefi
 
 /**
  * The two parts of a multipart/alternative body, each without the line break before the next
- * delimiter (it belongs to the delimiter, RFC 2046); undefined unless the body is exactly
- * `--b`, a part, `--b`, a part, `--b--` and its line break, and no other line starts `--b`.
+ * delimiter (it belongs to the delimiter, RFC 2046); undefined unless the body is exactly a
+ * preamble (may be empty), `--b`, a part, `--b`, a part, `--b--` and its line break, and no
+ * other line starts `--b`.
  */
 function alternatives(
   body: string,
@@ -298,7 +299,8 @@ function alternatives(
     offset += line.length + 1;
   }
   // [start of 1st delimiter, after it, start of 2nd, after it, start of the last, after it]
-  if (at.length !== 6 || at[0] !== 0 || at[5] !== body.length) return undefined;
+  // (A preamble before the first, which mailparser ignores, may be there.)
+  if (at.length !== 6 || at[5] !== body.length) return undefined;
   const parts: { headers: HeaderLine[]; body: string }[] = [];
   for (const [from, to] of [
     [at[1]!, at[2]!],
