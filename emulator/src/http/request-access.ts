@@ -4,13 +4,15 @@ import type { ApiEnv } from './auth.ts';
 
 /**
  * The access the API decided for each request, by the `Request` the server handed the app, so
- * the request log names the key without looking it up again. Entries go with their requests.
+ * the request log names the key without looking it up again. It is kept on the request itself,
+ * under a symbol of this instance, so it goes with its request: a WeakMap entry a request cost
+ * more to add and to collect (issue 31 item 1).
  */
 export class AccessByRequest {
-  private readonly decided = new WeakMap<Request, Access>();
+  private readonly slot = Symbol('access');
 
   of(request: Request): Access | undefined {
-    return this.decided.get(request);
+    return (request as Request & Partial<Record<symbol, Access>>)[this.slot];
   }
 
   /**
@@ -23,7 +25,8 @@ export class AccessByRequest {
       const request = c.req.raw;
       await next();
       const access = c.get('access') as Access | undefined;
-      if (access !== undefined) this.decided.set(request, access);
+      if (access !== undefined)
+        (request as Request & Partial<Record<symbol, Access>>)[this.slot] = access;
     };
   }
 }

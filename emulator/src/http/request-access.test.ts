@@ -1,0 +1,36 @@
+import { Hono } from 'hono';
+import { describe, expect, it, vi } from 'vitest';
+import type { Access } from '../domain/access.ts';
+import type { ApiEnv } from './auth.ts';
+import { AccessByRequest } from './request-access.ts';
+
+const access = { key: { name: 'app' } } as unknown as Access;
+
+function appWith(accessByRequest: AccessByRequest) {
+  const app = new Hono<ApiEnv>();
+  app.use('*', accessByRequest.recorder());
+  app.get('/ok', (c) => {
+    c.set('access', access);
+    return c.text('ok');
+  });
+  app.get('/refused', (c) => c.text('no', 401));
+  return app;
+}
+
+describe('the access decided for each request', () => {
+  it('is kept with its request, for this instance only, without a WeakMap entry a request', async () => {
+    const mine = new AccessByRequest();
+    const other = new AccessByRequest();
+    const weakSets = vi.spyOn(WeakMap.prototype, 'set');
+    const accepted = new Request('http://127.0.0.1/ok');
+    const refused = new Request('http://127.0.0.1/refused');
+    await appWith(mine).fetch(accepted);
+    await appWith(mine).fetch(refused);
+    const sets = weakSets.mock.calls.length;
+    weakSets.mockRestore();
+    expect(mine.of(accepted)).toBe(access);
+    expect(mine.of(refused)).toBeUndefined();
+    expect(other.of(accepted)).toBeUndefined();
+    expect(sets).toBe(0);
+  });
+});
