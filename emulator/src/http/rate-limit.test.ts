@@ -4,7 +4,7 @@
 // Retry-After header is documented), with Ajv as the conformance suite checks a deployment.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 import type { AppDeps } from '../deps.ts';
 import { ControllableClock } from '../clock.ts';
@@ -163,9 +163,13 @@ describe('the request rate limit (D-38)', () => {
     }
   });
 
-  it('limits nothing when no limit is configured (the default)', async () => {
-    const { api, first } = setUp(null);
+  it('limits nothing when no limit is configured (the default), and reads no time for it', async () => {
+    const { api, first, services } = setUp(null);
+    const now = vi.spyOn(services.deps.clock, 'now');
+    const take = vi.spyOn(services.rateLimiter, 'take');
     for (let i = 0; i < 50; i += 1) expect((await api(first.secret)).status).toBe(200);
+    expect(take).not.toHaveBeenCalled();
+    expect(now).not.toHaveBeenCalled();
   });
 
   it('is turned on, changed and off through PUT /rate-limit without a restart', async () => {
