@@ -2,7 +2,6 @@ import type { AddressObject, EmailAddress, HeaderLines, ParsedMail } from 'mailp
 import { ApiError } from '../errors.ts';
 import { canonicalReceivedAddress } from '../domain/addresses.ts';
 import type { Address, Email, NewAttachment } from '../domain/types.ts';
-import { parseSimpleMessage, type ParsedAddress, type SimpleMessage } from './simple-parse.ts';
 
 /** mailparser loads with the first raw message, so start-up waits for it only if a fixture has one. */
 let mailparser: Promise<typeof import('mailparser')> | undefined;
@@ -45,30 +44,11 @@ export interface ParsedMessage {
  * Parses a raw RFC 822 message with mailparser (§6.1 "a new email reaches a mailbox"), on the
  * thread that calls it: attachments kept, the text of HTML-only mail made by textOfHtml. A
  * message mailparser refuses is 400 `invalid_message`; one without a From address
- * `invalid_field`. The shape most clients send (text, HTML, or both as alternatives, in ASCII
- * bytes) is read by simple-parse.ts instead, to the same content, in about half the time.
+ * `invalid_field`.
  */
 export async function parseMessage(raw: Uint8Array): Promise<ParsedMessage> {
   if (raw.length === 0) throw new ApiError('invalid_field', 'The message is empty.', 'body');
-  const [simple, { textOfHtml }] = await Promise.all([parseSimpleMessage(raw), loadHtmlText()]);
-  if (simple !== undefined) return simpleContent(simple, raw, textOfHtml);
-  return mailparserContent(raw, textOfHtml);
-}
-
-/**
- * `parseMessage` by mailparser alone, whatever the message's shape: what simple-parse.ts must
- * give the same as (simple-parse.test.ts).
- */
-export async function parseMessageWithMailparser(raw: Uint8Array): Promise<ParsedMessage> {
-  if (raw.length === 0) throw new ApiError('invalid_field', 'The message is empty.', 'body');
-  return mailparserContent(raw, (await loadHtmlText()).textOfHtml);
-}
-
-async function mailparserContent(
-  raw: Uint8Array,
-  textOfHtml: (html: string) => string,
-): Promise<ParsedMessage> {
-  const { simpleParser } = await loadMailparser();
+  const [{ simpleParser }, { textOfHtml }] = await Promise.all([loadMailparser(), loadHtmlText()]);
   const bytes = Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   let parsed: ParsedMail;
   try {
@@ -127,34 +107,6 @@ function htmlHadText(parsed: ParsedMail, bytes: Buffer): boolean {
   return typeof parsed.text === 'string' && /html/i.test(bytes.toString('latin1'));
 }
 
-/** What `parseSimpleMessage` read, as `parseMessage` gives mailparser's (no attachments). */
-function simpleContent(
-  simple: SimpleMessage,
-  raw: Uint8Array,
-  textOfHtml: (html: string) => string,
-): ParsedMessage {
-  const from = receivedEntries(simple.from)[0];
-  if (from === undefined)
-    throw new ApiError('invalid_field', 'The message has no From address.', 'body');
-  return {
-    content: {
-      from,
-      to: receivedEntries(simple.to),
-      cc: receivedEntries(simple.cc),
-      replyTo: receivedEntries(simple.replyTo),
-      subject: simple.subject ?? '',
-      text: simple.text ?? (simple.html === undefined ? null : textOfHtml(simple.html)),
-      html: simple.html ?? null,
-      sentAt: sentAtOfLine(simple.dateLine),
-      messageId: simple.messageId,
-      inReplyTo: simple.inReplyTo ?? null,
-      references: simple.references,
-    },
-    attachments: [],
-    raw,
-  };
-}
-
 /** The text part, or for HTML-only mail the text of its HTML; null when it has neither. */
 function textOf(parsed: ParsedMail, textOfHtml: (html: string) => string): string | null {
   if (parsed.text !== undefined && parsed.text !== '') return parsed.text;
@@ -183,16 +135,12 @@ function unparseable(error: unknown): ApiError {
  * is no address by D-50.
  */
 function receivedAddresses(value: AddressObject | AddressObject[] | undefined): Address[] {
-  return receivedEntries(
-    (Array.isArray(value) ? value : value ? [value] : []).flatMap((header) => header.value),
-  );
-}
-
-/** `receivedAddresses` of the entries of address headers, as mailparser or addressparser give them. */
-function receivedEntries(value: (EmailAddress | ParsedAddress)[]): Address[] {
-  const members = (entries: (EmailAddress | ParsedAddress)[]): (EmailAddress | ParsedAddress)[] =>
+  const members = (entries: EmailAddress[]): EmailAddress[] =>
     entries.flatMap((entry) => (entry.group === undefined ? [entry] : members(entry.group)));
-  return members(value).flatMap((entry) => {
+  const entries = (Array.isArray(value) ? value : value ? [value] : []).flatMap((header) =>
+    members(header.value),
+  );
+  return entries.flatMap((entry) => {
     const address = canonicalReceivedAddress(entry.address ?? '');
     return address === undefined ? [] : [{ address, name: entry.name === '' ? null : entry.name }];
   });
@@ -205,11 +153,7 @@ function receivedEntries(value: (EmailAddress | ParsedAddress)[]): Address[] {
  * parses it. A year beyond 0-9999 has no RFC 3339 form and counts as unreadable.
  */
 function sentAtOf(headerLines: HeaderLines): string | null {
-  return sentAtOfLine(headerLines.filter((header) => header.key === 'date').at(-1)?.line);
-}
-
-/** `sentAtOf` of one raw `Date` line. */
-function sentAtOfLine(line: string | undefined): string | null {
+  const line = headerLines.filter((header) => header.key === 'date').at(-1)?.line;
   if (line === undefined) return null;
   const date = new Date(
     line
