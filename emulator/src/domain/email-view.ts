@@ -20,8 +20,21 @@ export function emailSummary(email: EmailSummary) {
 
 /** The spec's EmailDetail (D-4): what `GET /emails/{emailId}` returns, attachment ids included. */
 export function emailDetail(email: Email) {
+  // The summary's keys written out, not spread: on Node 20 a spread followed by more keys took
+  // ~38 us a call against ~1 us (issue 31 item 1: every detail read and PATCH answer).
   return {
-    ...emailSummary(email),
+    id: email.id,
+    mailbox: email.mailbox,
+    folder: email.folder,
+    read: email.read,
+    starred: email.starred,
+    from: email.from,
+    to: email.to,
+    cc: email.cc,
+    subject: email.subject,
+    snippet: email.snippet,
+    attachmentCount: email.attachmentCount,
+    receivedAt: email.receivedAt,
     bcc: email.bcc,
     replyTo: email.replyTo,
     sentAt: email.sentAt,
