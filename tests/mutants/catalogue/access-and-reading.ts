@@ -829,6 +829,7 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: 'D-3',
     bug: 'listed emails leave out their snippet',
     file: 'emulator/src/domain/email-view.ts',
+    within: 'emailSummary',
     find: '    snippet: email.snippet,\n',
     replace: '',
     caughtBy: DECIDED_SHAPES.records,
