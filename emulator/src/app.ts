@@ -206,7 +206,7 @@ export function createApp(
   api.use('*', chaosMiddleware(services.chaos, '/openapi/v1'));
   api.use('*', limitBody, requireApiKey(deps.store), rateLimit(services.rateLimiter, deps.clock));
   // Before the parameter checks: a repeated GET's answer is ready only if it passed them.
-  if (deps.responseCache) api.use('*', services.responseCache.middleware());
+  if (deps.responseCache) api.use('*', services.responseCache.middleware(deps.store.version));
   api.use('*', parameterLimits(deps.spec, '/openapi/v1'));
   api.route('/mailboxes', mailboxRoutes());
   api.route(

@@ -9,8 +9,8 @@ export type ApiEnv = {
   Variables: {
     access: Access;
     /**
-     * The store's data version when the request was authenticated: what `access` was decided
-     * at, and what the response cache looks answers up by, so both are of one version.
+     * The store's data version when the response cache looked the request up (after `access`
+     * was decided, with nothing written between): what it keeps an answer against.
      */
     dataVersion: string;
     /** A 200 answer's JSON bytes the response cache may keep (`answerReady`). */
@@ -42,9 +42,7 @@ export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
           : 'Send the API key as Authorization: Bearer <API_KEY>.',
       );
     }
-    const version = store.version.current();
-    c.set('dataVersion', version);
-    const known = decided.get(bearer, version);
+    const known = decided.get(bearer, store.directory.accessWrites.writesSeen());
     if (known !== undefined) {
       c.set('access', known);
       await next();

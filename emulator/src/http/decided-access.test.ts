@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 
 /** An app with one owner granted two mailboxes and a follow-owner key. */
@@ -24,7 +24,15 @@ function world() {
       ? ((await response.json()) as { address: string }[]).map((m) => m.address)
       : response.status;
   };
-  return { services, owner, key, mailboxes };
+  const patchRead = async (id: string) =>
+    (
+      await app.request(`/openapi/v1/emails/${id}`, {
+        method: 'PATCH',
+        headers: { Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' },
+        body: '{"read":true}',
+      })
+    ).status;
+  return { services, owner, key, secret, mailboxes, patchRead };
 }
 
 describe('access reused between requests', () => {
@@ -40,5 +48,33 @@ describe('access reused between requests', () => {
     expect(await mailboxes()).toEqual(['a@acme.test']);
     services.deps.store.directory.setOwnerDisabled(owner.id, true);
     expect(await mailboxes()).toBe(401);
+  });
+
+  it('follows a grant added, a mailbox removed and a reset on the very next request', async () => {
+    const { services, owner, mailboxes } = world();
+    expect(await mailboxes()).toEqual(['a@acme.test', 'b@acme.test']);
+    services.directory.createMailbox({ address: 'c@acme.test' });
+    expect(await mailboxes()).toEqual(['a@acme.test', 'b@acme.test']);
+    services.directory.grant(owner.id, 'c@acme.test');
+    expect(await mailboxes()).toEqual(['a@acme.test', 'b@acme.test', 'c@acme.test']);
+    services.deps.store.db.prepare("DELETE FROM mailboxes WHERE address = 'c@acme.test'").run();
+    expect(await mailboxes()).toEqual(['a@acme.test', 'b@acme.test']);
+    services.deps.store.reset();
+    expect(await mailboxes()).toBe(401);
+  });
+
+  it("keeps a key's access across mail stored and changed: the key is looked up once", async () => {
+    const { services, mailboxes, patchRead } = world();
+    const lookups = vi.spyOn(services.deps.store.directory, 'findKeyByLookup');
+    expect(await mailboxes()).toEqual(['a@acme.test', 'b@acme.test']);
+    const email = services.inbound.injectJson({
+      mailbox: 'a@acme.test',
+      from: 'x@partner.test',
+      subject: 'hi',
+    });
+    expect(await mailboxes()).toEqual(['a@acme.test', 'b@acme.test']);
+    expect(await patchRead(email.id)).toBe(200);
+    expect(await mailboxes()).toEqual(['a@acme.test', 'b@acme.test']);
+    expect(lookups).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,4 +1,5 @@
 import type { Context, MiddlewareHandler } from 'hono';
+import type { DataVersion } from '../store/data-version.ts';
 import type { ApiEnv } from './auth.ts';
 
 /** What `c.json` sends, so a ready answer carries the same header. */
@@ -38,10 +39,11 @@ export class ResponseCache {
   /** GETs answered from kept bytes, and GETs passed on to the route, since start (bench). */
   readonly counts = { hits: 0, misses: 0 };
 
-  middleware(): MiddlewareHandler<ApiEnv> {
+  middleware(version: DataVersion): MiddlewareHandler<ApiEnv> {
     return async (c, next) => {
       if (c.req.method !== 'GET') return next();
-      const now = c.get('dataVersion');
+      const now = version.current();
+      c.set('dataVersion', now);
       if (now !== this.seenVersion) this.forget(now);
       // The key's id stands for its access: at one data version a key has one access.
       const key = `${c.get('access').key.id} ${c.req.url}`;

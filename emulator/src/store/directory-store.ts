@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { Statements } from './statements.ts';
+import { TableWrites, type WatchedTable } from './table-writes.ts';
 import type {
   ApiKey,
   Mailbox,
@@ -45,14 +46,34 @@ const toMailbox = (r: MailboxRow): Mailbox => ({
 });
 
 /**
+ * The tables a key's access is decided from (§5, http/auth.ts): the key and the mailboxes it
+ * lists, its owner, the owner's grants and the granted mailboxes. Every column of each, so a
+ * decision kept while none is written is the one the data gives now.
+ */
+export const ACCESS_TABLES: readonly WatchedTable[] = [
+  { table: 'api_keys' },
+  { table: 'api_key_mailboxes' },
+  { table: 'owners' },
+  { table: 'grants' },
+  { table: 'mailboxes' },
+];
+
+/**
  * Owners, domains, mailboxes, grants, API keys and suppressions: who may touch what.
  * Plain values in and out; callers validate before they write.
  */
 export class DirectoryStore {
   private readonly sql: Statements;
+  /**
+   * Changes with every write to ACCESS_TABLES, however written (store methods, cascades, the
+   * control plane, reset), and with nothing else: a stored or changed email leaves it, so the
+   * access decided for a key is kept across them (issue 31 item 1).
+   */
+  readonly accessWrites: TableWrites;
 
   constructor(private readonly db: Database.Database) {
     this.sql = new Statements(db);
+    this.accessWrites = new TableWrites(db, 'access', ACCESS_TABLES);
   }
 
   createOwner(owner: Owner): Owner {

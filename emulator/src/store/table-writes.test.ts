@@ -3,7 +3,7 @@
  * nothing else; a rollback takes it back, and no later write gives a mark seen before.
  */
 import Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TableWrites } from './table-writes.ts';
 
 function world() {
@@ -80,5 +80,36 @@ describe('TableWrites', () => {
     expect(() => db.transaction(() => new TableWrites(db, 'late', []))()).toThrow(
       /inside a transaction/,
     );
+  });
+
+  it('counts watched writes without a query, rolled back ones too, and nothing else', () => {
+    const { db, writes } = world();
+    const queries = vi.spyOn(db, 'prepare');
+    const before = writes.writesSeen();
+    db.exec("INSERT INTO others VALUES ('x')");
+    db.exec("UPDATE parents SET note = 'n'");
+    expect(writes.writesSeen()).toBe(before);
+    db.exec("UPDATE parents SET flag = 1 WHERE id = 'p1'");
+    const updated = writes.writesSeen();
+    expect(updated).not.toBe(before);
+    expect(() =>
+      db.transaction(() => {
+        db.exec("INSERT INTO children VALUES ('p1')");
+        throw new Error('roll back');
+      })(),
+    ).toThrow('roll back');
+    expect(writes.writesSeen()).not.toBe(updated);
+    expect(queries).not.toHaveBeenCalled();
+  });
+
+  it('counts for every TableWrites of one name on a connection, not for another connection', () => {
+    const { db, writes } = world();
+    const again = new TableWrites(db, 'test', [{ table: 'parents' }]);
+    const elsewhere = world();
+    const before = [writes.writesSeen(), again.writesSeen(), elsewhere.writes.writesSeen()];
+    db.exec("INSERT INTO children VALUES ('p1')");
+    expect(writes.writesSeen()).not.toBe(before[0]);
+    expect(again.writesSeen()).not.toBe(before[1]);
+    expect(elsewhere.writes.writesSeen()).toBe(before[2]);
   });
 });

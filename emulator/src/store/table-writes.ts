@@ -14,6 +14,13 @@ let given = 0;
 const nextMark = () => (given += 1);
 
 /**
+ * Writes the triggers of each name have seen on a connection, counted in JavaScript: one cell a
+ * name and connection, shared by every TableWrites of that name on it (the triggers are made
+ * once; the function they call is the last one registered, which counts into the same cell).
+ */
+const counted = new WeakMap<Database.Database, Map<string, { writes: number }>>();
+
+/**
  * A mark that changes whenever a row of chosen tables is inserted, deleted or (in the chosen
  * columns) updated, however it was written: store methods, cascades, the control plane, reset.
  * Unlike DataVersion, which any write changes (every stored email), it stays put while only
@@ -27,6 +34,7 @@ const nextMark = () => (given += 1);
  */
 export class TableWrites {
   private readonly statement: Database.Statement;
+  private readonly cell: { writes: number };
 
   constructor(
     db: Database.Database,
@@ -41,7 +49,18 @@ export class TableWrites {
     db.exec(`CREATE TEMP TABLE IF NOT EXISTS mailtwin_table_writes (
       name TEXT PRIMARY KEY, mark INTEGER NOT NULL) WITHOUT ROWID`);
     db.prepare(`INSERT OR IGNORE INTO ${MARKS} (name, mark) VALUES (?, 0)`).run(name);
-    const set = `UPDATE ${MARKS} SET mark = ${next}() WHERE name = '${name}';`;
+    let cells = counted.get(db);
+    if (cells === undefined) counted.set(db, (cells = new Map()));
+    let cell = cells.get(name);
+    if (cell === undefined) cells.set(name, (cell = { writes: 0 }));
+    const writes = cell;
+    const count = `mailtwin_${name}_written`;
+    db.function(count, () => {
+      writes.writes += 1;
+      return null;
+    });
+    this.cell = cell;
+    const set = `SELECT ${count}(); UPDATE ${MARKS} SET mark = ${next}() WHERE name = '${name}';`;
     for (const { table, updatedColumns } of watched) {
       const update =
         updatedColumns === undefined ? 'UPDATE' : `UPDATE OF ${updatedColumns.join(', ')}`;
@@ -60,5 +79,15 @@ export class TableWrites {
   /** The mark now: equal to an earlier reading only if none of the watched rows changed since. */
   current(): number {
     return this.statement.get(this.name) as number;
+  }
+
+  /**
+   * How many watched rows were written on this connection, read without a query (a request
+   * reads it: issue 31 item 1). Equal to an earlier reading only if none was written since; a
+   * write later rolled back still counts, so a value kept against it errs only towards being
+   * computed again.
+   */
+  writesSeen(): number {
+    return this.cell.writes;
   }
 }
