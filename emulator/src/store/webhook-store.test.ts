@@ -8,10 +8,17 @@ import type Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { WebhookStore } from './webhook-store.ts';
 
-/** A database that records every SQL text prepared on it; each statement answers no rows. */
+/**
+ * A database that records every SQL text prepared on it; each statement answers no rows, but a
+ * single row's read says a pending delivery is due (so `due` reads its rows).
+ */
 function recording(): { db: Database.Database; texts: string[] } {
   const texts: string[] = [];
-  const statement = { all: () => [], get: () => undefined, run: () => ({ changes: 0 }) };
+  const statement = {
+    all: () => [],
+    get: () => ({ at: '2000-01-01T00:00:00.000Z' }),
+    run: () => ({ changes: 0 }),
+  };
   const db = {
     prepare: (text: string) => {
       texts.push(text);

@@ -128,6 +128,16 @@ const LIMIT = 'LIMIT ? + 0';
 /** Webhooks, their deliveries and every attempt, for the dispatcher and the dashboard's history. */
 export class WebhookStore {
   private readonly sql: Statements;
+  /**
+   * No pending delivery is due before this time (none is pending at all: null; not known yet:
+   * undefined), so `due` and `mayHaveDue` need no query while it is later than the clock
+   * (issue 31 item 2: `due` ran after every group of SMTP messages, nothing due but a paused
+   * webhook's deliveries). Kept true by every write that makes a delivery pending (`addDelivery`,
+   * `recordAttempt`), which lowers it; writes that end pending deliveries leave it lower than it
+   * could be, which costs a query, never a delivery. Raised again only from the table, outside a
+   * transaction (a rolled back one could bring back rows it deleted).
+   */
+  private pendingFrom: string | null | undefined;
 
   constructor(private readonly db: Database.Database) {
     this.sql = new Statements(db);
@@ -243,7 +253,30 @@ export class WebhookStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(delivery.id, delivery.webhookId, delivery.event, delivery.emailId, apart === undefined ? bytesOf(data as Uint8Array) : EMPTY, delivery.status, delivery.attempts, delivery.nextAttemptAt, delivery.createdAt, apart?.payload ?? null);
+    if (delivery.status === 'pending') this.pendingAt(delivery.nextAttemptAt);
     return delivery;
+  }
+
+  /** A delivery is pending from `at` (pendingFrom's lower bound moves down to it). */
+  private pendingAt(at: string | null): void {
+    if (at === null) return; // never attempted: due() cannot list it
+    if (this.pendingFrom === null || (this.pendingFrom !== undefined && at < this.pendingFrom))
+      this.pendingFrom = at;
+  }
+
+  /**
+   * Whether a pending delivery may exist, due now or later: false only when none is known to
+   * (the dispatcher then schedules no run for deliveries it recorded as paused).
+   */
+  mayHavePending(): boolean {
+    this.knowPendingFrom();
+    return this.pendingFrom !== null;
+  }
+
+  /** Reads pendingFrom from the table when it is not known, outside a transaction only. */
+  private knowPendingFrom(): void {
+    if (this.pendingFrom === undefined && !this.db.inTransaction)
+      this.pendingFrom = this.nextDue() ?? null;
   }
 
   /**
@@ -272,11 +305,15 @@ export class WebhookStore {
 
   /** Pending deliveries whose next attempt is due, oldest first. */
   due(now: string, limit: number): Delivery[] {
-    return (
-      this.sql
-        .get(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id ${LIMIT}`)
-        .all(now, limit) as DeliveryRow[]
-    ).map(toDelivery);
+    this.knowPendingFrom();
+    if (this.pendingFrom === null || (this.pendingFrom !== undefined && this.pendingFrom > now))
+      return [];
+    const rows = this.sql
+      .get(`SELECT ${DELIVERY_COLUMNS} FROM deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, id ${LIMIT}`)
+      .all(now, limit) as DeliveryRow[];
+    // Nothing due: what is pending is due later, or nothing is; the table says when.
+    if (rows.length === 0) this.pendingFrom = undefined;
+    return rows.map(toDelivery);
   }
 
   /** The earliest time a pending delivery is due, if any. */
@@ -291,6 +328,7 @@ export class WebhookStore {
         .run(deliveryId, attempt.number, attempt.at, attempt.statusCode, attempt.error, attempt.latencyMs);
       this.sql.get('UPDATE deliveries SET attempts = ?, status = ?, next_attempt_at = ? WHERE id = ?').run(attempt.number, outcome.status, outcome.nextAttemptAt, deliveryId);
     })();
+    if (outcome.status === 'pending') this.pendingAt(outcome.nextAttemptAt);
   }
 
   /** Stops every pending delivery of a paused webhook (D-35). */

@@ -41,6 +41,9 @@ export interface AttemptOutcome {
 
 const BATCH = 32;
 
+/** The data of a delivery recorded as paused (D-35): never sent, so none is kept. */
+const NO_DATA = new Uint8Array(0);
+
 /**
  * Signed webhook delivery (§6): one delivery per new email and webhook whose scope authorizes
  * the mailbox, attempted at once and retried on the schedule of D-34; a webhook that keeps
@@ -79,6 +82,25 @@ export class WebhookDispatcher {
     let data: DeliveryData | undefined;
     for (const webhook of this.hearing(email.mailbox)) {
       const paused = webhook.status === 'paused';
+      // D-35: a delivery recorded as paused is never sent, nor replayed once its webhook is
+      // re-enabled, so it keeps no data (issue 31 item 2: the detail's JSON, ~5 KB a message, was
+      // made and written for every message a paused webhook heard of).
+      if (paused) {
+        this.store.webhooks.addDelivery(
+          {
+            id: this.ids.prefixed('dlv'),
+            webhookId: webhook.id,
+            event: 'email.received',
+            emailId: email.id,
+            status: 'paused',
+            attempts: 0,
+            nextAttemptAt: null,
+            createdAt: now,
+          },
+          NO_DATA,
+        );
+        continue;
+      }
       data ??= this.store.webhooks.payloadOf(
         detail?.() ?? Buffer.from(JSON.stringify(emailDetail(email)), 'utf8'),
       );
@@ -88,15 +110,17 @@ export class WebhookDispatcher {
           webhookId: webhook.id,
           event: 'email.received',
           emailId: email.id,
-          status: paused ? 'paused' : 'pending', // D-35: recorded, not sent
+          status: 'pending',
           attempts: 0,
-          nextAttemptAt: paused ? null : now,
+          nextAttemptAt: now,
           createdAt: now,
         },
         data,
       );
     }
-    if (this.runScheduled) return;
+    // No run when nothing is pending (the webhooks that heard of it are paused, or none did):
+    // it would find nothing due.
+    if (this.runScheduled || !this.store.webhooks.mayHavePending()) return;
     this.runScheduled = true;
     setImmediate(() => {
       this.runScheduled = false;
