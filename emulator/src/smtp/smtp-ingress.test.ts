@@ -331,6 +331,8 @@ describe('SMTP ingress speed (issue 31 item 2)', () => {
 
   it('stores every message of ten pooled connections sending at once, each acknowledged once stored', async () => {
     const { deps, ingress, inbox, outcomes } = await world();
+    // Each group's search rows are written after its messages (EmailStore.indexAfter).
+    const indexedAfter = vi.spyOn(deps.store.emails, 'indexAfter');
     const pool = nodemailer.createTransport({
       host: '127.0.0.1',
       port: ingress.port,
@@ -358,6 +360,11 @@ describe('SMTP ingress speed (issue 31 item 2)', () => {
           .sort(),
       ).toEqual(Array.from({ length: 60 }, (_, i) => `Batch ${i}`).sort());
       expect(outcomes.map((o) => o.delivered.length).reduce((a, b) => a + b, 0)).toBe(90);
+      expect(indexedAfter).toHaveBeenCalled();
+      const search = deps.store.db.prepare(
+        "SELECT count(*) FROM emails_fts WHERE emails_fts MATCH 'batch'",
+      );
+      expect(search.pluck().get()).toBe(90);
     } finally {
       pool.close();
     }

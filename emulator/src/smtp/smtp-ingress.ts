@@ -71,7 +71,10 @@ export async function startSmtpIngress(
   port: number,
 ): Promise<SmtpIngress> {
   const limits = { ...DEFAULT_SMTP_LIMITS, ...deps.limits };
-  const commits = new GroupCommit((work) => deps.store.transaction(work));
+  // The search index's rows of a group's emails are written once its messages are (indexAfter).
+  const commits = new GroupCommit((work) =>
+    deps.store.transaction(() => deps.store.emails.indexAfter(work)),
+  );
   const sessionDeadlines = new Map<string, NodeJS.Timeout>();
   /** Answers 421 and closes the connection of a session (smtp-server's own way to end one). */
   const closeSession = (session: SMTPServerSession, text: string) => {
