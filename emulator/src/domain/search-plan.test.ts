@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   RANGE_COST,
+  MATCH_READ_COST,
   RANGE_MARGIN,
   rangeRows,
+  readsNewest,
   searchPlan,
   SORT_BELOW,
   SORT_COST,
@@ -70,5 +72,39 @@ describe('rangeRows', () => {
 
   it('reads the whole mailbox when the sample found no match', () => {
     expect(rangeRows({ found: 0, oldestSampled: 0, newestRowid: 0 }, 26)).toBe(2 ** 31);
+  });
+});
+
+describe('readsNewest', () => {
+  it('reads from the newest matches when fewer than SORT_BELOW emails match', () => {
+    expect(
+      readsNewest(sample(SORT_BELOW - 1, 100_000), 26, { within: 1, passing: 1, kept: 0 }),
+    ).toBe(true);
+  });
+
+  it('reads from the newest matches when the page fills from a few of them', () => {
+    // One email in ten matches (10,000 of 100,000) and every email is the mailbox's.
+    expect(readsNewest(sample(SORT_BELOW, SORT_BELOW * 10), 26)).toBe(true);
+    // One in fifty passes the other filters: 1,300 rows read against 10,000 matches read.
+    expect(
+      readsNewest(sample(SORT_BELOW, SORT_BELOW * 10), 26, {
+        within: 1,
+        passing: 0.02,
+        kept: 0.02,
+      }),
+    ).toBe(true);
+  });
+
+  it('reads every match when that and a short walk cost less than a row for each', () => {
+    // 1,000 matches, one email in a hundred passing, in a folder of 2,000 of the 100,000: the
+    // page never fills, 1,000 rows read (SORT_COST each) against 1,000 matches
+    // (MATCH_READ_COST each) and a walk of the folder's 2,000.
+    const sampled = sample(SORT_BELOW, SORT_BELOW * 100);
+    const folder = { within: 0.02, passing: 0.01 };
+    expect(readsNewest(sampled, 26, { ...folder, kept: 0.0002 })).toBe(false);
+    // Just above and below: rows read × SORT_COST against matches × MATCH_READ_COST + walked.
+    const even = (1000 * MATCH_READ_COST + 2000) / SORT_COST;
+    expect(readsNewest(sampled, 26, { ...folder, kept: 26 / (even * 0.99) })).toBe(true);
+    expect(readsNewest(sampled, 26, { ...folder, kept: 26 / (even * 1.01) })).toBe(false);
   });
 });

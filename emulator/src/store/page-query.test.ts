@@ -11,6 +11,7 @@ import type { SearchPlan } from '../domain/search.ts';
 import type { EmailFilter } from '../domain/types.ts';
 import { pageQuery } from './page-query.ts';
 import type { Statements } from './statements.ts';
+import { openStore } from './store.ts';
 
 /** Records every SQL text the page query runs; each answers no rows and a dense sample. */
 function recording(): { sql: Statements; texts: string[] } {
@@ -45,11 +46,13 @@ describe('page query statements', () => {
   const cases: [string, EmailFilter, SearchPlan | undefined][] = [
     ['a plain page', { mailbox: 'box@acme.test' }, undefined],
     ['a page with every filter', EVERY_FILTER, undefined],
-    ...(['sort', 'range', 'filter'] as const).map((plan): [string, EmailFilter, SearchPlan] => [
-      `a search by the ${plan} plan`,
-      { ...EVERY_FILTER, match: '"kalo"' },
-      plan,
-    ]),
+    ...(['newest', 'sort', 'range', 'filter'] as const).map(
+      (plan): [string, EmailFilter, SearchPlan] => [
+        `a search by the ${plan} plan`,
+        { ...EVERY_FILTER, match: '"kalo"' },
+        plan,
+      ],
+    ),
     [
       'a search whose plan the sample picks',
       { mailbox: 'box@acme.test', match: '"kalo"' },
@@ -143,5 +146,27 @@ describe('page query statements', () => {
     newestRowid = 402;
     pageQuery(sql, {}, 'e.id', filtered, 25).run(true);
     expect(probes() - probed).toBe(2);
+  });
+
+  it('reads the newest plan from the full-text index newest first, each email by its rowid, unsorted', () => {
+    const { sql, texts } = recording();
+    pageQuery(sql, { plan: 'newest' }, 'e.id', { ...EVERY_FILTER, match: '"kalo"' }, 25).run(true);
+    const newest = texts.find((text) => text.includes('CROSS JOIN'));
+    expect(newest).toBeDefined();
+    const store = openStore();
+    const plan = (
+      store.db.prepare(`EXPLAIN QUERY PLAN ${newest}`).all({
+        ...EVERY_FILTER,
+        read: 1,
+        starred: 0,
+        match: '"kalo"',
+        limit: 26,
+      }) as { detail: string }[]
+    ).map((row) => row.detail);
+    store.close();
+    // The index's rowid order is the page's: no sort of the matches, read up to the LIMIT.
+    expect(plan[0]).toMatch(/^SCAN f VIRTUAL TABLE INDEX/);
+    expect(plan[1]).toMatch(/^SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
   });
 });

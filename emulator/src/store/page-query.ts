@@ -6,6 +6,7 @@
  */
 import {
   rangeRows,
+  readsNewest,
   searchPlan,
   SORT_BELOW,
   type MatchSample,
@@ -140,8 +141,8 @@ export function pageQuery(
         limit + 1,
         shape,
         rows,
-        (newestRowid) =>
-          others.length === 0 ? WHOLE_MAILBOX : walkShare(sql, filter, others, params, newestRowid),
+        (newestRowid) => walkShare(sql, filter, others, params, newestRowid),
+        after === undefined,
       ),
   };
 }
@@ -208,25 +209,32 @@ function walkShare(
   const key = `${others.join(' AND ')}\n${JSON.stringify([filter.mailbox, filter.folder, filter.read, filter.starred, filter.fromContains, filter.subjectContains, filter.receivedFrom, filter.receivedBefore])}`;
   const known = kept.get(key);
   if (known !== undefined && known.newestRowid === newestRowid) return known.share;
-  const columns = ['e.folder', 'e.read', 'e.starred', 'e.received_at'];
+  const columns = ['e.seq', 'e.folder', 'e.read', 'e.starred', 'e.received_at'];
   if (filter.fromContains !== undefined) columns.push('e.from_search');
   if (filter.subjectContains !== undefined) columns.push('e.subject_search');
   const inFolder = filter.folder === undefined ? '1' : 'e.folder = @folder';
-  const { probed, held, passing } = sql
+  const { probed, held, passing, oldest } = sql
     .get(
       `SELECT count(*) AS probed, coalesce(sum(${inFolder}), 0) AS held,
-         coalesce(sum(${others.join(' AND ')}), 0) AS passing
+         coalesce(sum(${others.length === 0 ? '1' : others.join(' AND ')}), 0) AS passing,
+         coalesce(min(e.seq), 0) AS oldest
        FROM (SELECT ${columns.join(', ')} FROM emails e WHERE e.mailbox = @mailbox
          ${NEWEST_FIRST.replace(limitOf('@limit'), limitOf('@probed'))}) e`,
     )
-    .get({ ...params, probed: PROBED }) as { probed: number; held: number; passing: number };
-  // None among those probed: rarer than one in twice as many.
-  const share =
+    .get({ ...params, probed: PROBED }) as {
+    probed: number;
+    held: number;
+    passing: number;
+    oldest: number;
+  };
+  // None among those probed: rarer than one in twice as many. An empty mailbox keeps no match.
+  const share: WalkShare =
     probed === 0
-      ? { within: 1, passing: 1 }
+      ? { within: 1, passing: 1, kept: 0 }
       : {
           within: Math.max(held, 0.5) / probed,
           passing: Math.max(passing, 0.5) / Math.max(held, 1),
+          kept: Math.max(passing, 0.5) / Math.max(1, newestRowid - oldest + 1),
         };
   if (kept.size >= MAX_SAMPLES) kept.clear();
   kept.set(key, { newestRowid, share });
@@ -245,17 +253,31 @@ function searchPage(
   shape: RowShape,
   rows: (sql: string, shape: RowShape, extra?: Record<string, string | number>) => unknown[],
   walk: (newestRowid: number) => WalkShare,
+  fromNewest: boolean,
 ): unknown[] {
   let plan = tuning.plan;
   let walkRows = tuning.rangeRows;
+  if (plan === 'newest') {
+    const page = newestPage(columns, filters, shape, rows, match);
+    if (page !== undefined) {
+      tuning.answeredBy?.('newest');
+      return page;
+    }
+    plan = undefined;
+  }
   if (plan === undefined || (plan === 'range' && walkRows === undefined)) {
     const sample = sampleOf(sql, match);
     // The other filters matter only to a choice between plans that read more than the sample.
-    plan ??= searchPlan(
-      sample,
-      pageRows,
-      sample.found < SORT_BELOW ? WHOLE_MAILBOX : walk(sample.newestRowid),
-    );
+    const share = sample.found < SORT_BELOW ? WHOLE_MAILBOX : walk(sample.newestRowid);
+    // A page after a cursor would read every newer match first: another plan.
+    if (plan === undefined && fromNewest && readsNewest(sample, pageRows, share)) {
+      const page = newestPage(columns, filters, shape, rows, match);
+      if (page !== undefined) {
+        tuning.answeredBy?.('newest');
+        return page;
+      }
+    }
+    plan ??= searchPlan(sample, pageRows, share);
     walkRows ??= rangeRows(sample, pageRows);
   }
   if (plan === 'sort') {
@@ -334,6 +356,38 @@ function rangePage(
       shape !== false ? (row as unknown[]).pop() : (row as Record<string, unknown>).in_range;
     if (shape === false) delete (row as Record<string, unknown>).in_range;
     if (inRange !== 1) return undefined;
+  }
+  return shape === 'first' ? found.map((row) => (row as unknown[])[0]) : found;
+}
+
+/**
+ * The newest plan's page, or undefined when it cannot tell (domain/search.ts): the newest
+ * matches in the order mail was stored (the full-text index's rowid, descending; CROSS JOIN
+ * keeps the index the outer loop), each email's row read and kept while it passes the page's
+ * filters, up to the page's rows. While none of the rows is late (migration 015: stored after
+ * an email of its mailbox newer than it), every email stored before the last row is older than
+ * each row (an earlier one newer than a row would make that row late), so the rows are the
+ * page, newest first: the newest-first order and the stored order agree among them. One late
+ * row and the page is read by another plan.
+ */
+function newestPage(
+  columns: string,
+  filters: string,
+  shape: RowShape,
+  rows: (sql: string, shape: RowShape, extra?: Record<string, string | number>) => unknown[],
+  match: string,
+): unknown[] | undefined {
+  const found = rows(
+    `SELECT ${columns}, e.late FROM emails_fts f CROSS JOIN emails e ON e.seq = f.rowid
+       WHERE f.emails_fts MATCH @match AND ${filters} ORDER BY f.rowid DESC ${limitOf('@limit')}`,
+    // The first column alone is read as arrays: the last column says whether a row is late.
+    shape === 'first' ? true : shape,
+    { match },
+  );
+  for (const row of found) {
+    const late = shape !== false ? (row as unknown[]).pop() : (row as Record<string, unknown>).late;
+    if (shape === false) delete (row as Record<string, unknown>).late;
+    if (late !== 0) return undefined;
   }
   return shape === 'first' ? found.map((row) => (row as unknown[])[0]) : found;
 }

@@ -1,9 +1,9 @@
 /**
- * The three search plans (domain/search.ts, searchPlan) answer every page alike: same emails,
- * same order, same end of page, over mail whose receivedAt has nothing to do with the order
- * it was stored in, with filters, cursors, deletions and moves between folders. The range plan
- * answers a page itself where mail was stored in the order it was received, and gives way to
- * the filter plan where it cannot tell.
+ * The four search plans (domain/search.ts, searchPlan and readsNewest) answer every page alike:
+ * same emails, same order, same end of page, over mail whose receivedAt has nothing to do with
+ * the order it was stored in, with filters, cursors, deletions and moves between folders. The
+ * newest and range plans answer a page themselves where mail was stored in the order it was
+ * received, and give way to another plan where they cannot tell.
  */
 import { describe, expect, it } from 'vitest';
 import { ftsMatchExpression, type SearchPlan } from '../domain/search.ts';
@@ -67,6 +67,7 @@ function corpus(): Store {
 
 const TUNINGS: Record<string, { plan?: SearchPlan; rangeRows?: number }> = {
   filter: { plan: 'filter' },
+  newest: { plan: 'newest' },
   sort: { plan: 'sort' },
   'range, whole mailbox': { plan: 'range', rangeRows: 1e9 },
   'range, as sampled': { plan: 'range' },
@@ -166,6 +167,53 @@ describe('the range plan over mail stored as it was received', () => {
     return store;
   }
 
+  it('reads the first page of a search from the newest matches, the same pages as the filter plan', () => {
+    const store = inOrder();
+    const answered: SearchPlan[] = [];
+    store.emails.searchTuning = { answeredBy: (plan) => answered.push(plan) };
+    const pages: unknown[] = [];
+    for (const q of ['kalo', 'nube', 'kalo lopa', 'zzz'])
+      for (const extra of [{}, { folder: 'archive' as const }])
+        pages.push(walk(store, { mailbox: MAILBOX, match: ftsMatchExpression(q), ...extra }, 10));
+    // A first page reads from the newest matches (as list, then as JSON); a page after a
+    // cursor, by another plan.
+    expect(answered.filter((plan) => plan === 'newest')).toHaveLength(16);
+    store.emails.searchTuning = { plan: 'filter' };
+    store.settings.set('search-plans-test', 'filter');
+    const byFilter: unknown[] = [];
+    for (const q of ['kalo', 'nube', 'kalo lopa', 'zzz'])
+      for (const extra of [{}, { folder: 'archive' as const }])
+        byFilter.push(
+          walk(store, { mailbox: MAILBOX, match: ftsMatchExpression(q), ...extra }, 10),
+        );
+    expect(byFilter).toEqual(pages);
+  });
+
+  it('gives way to another plan when a row of the page was stored after a newer email', () => {
+    const store = inOrder();
+    // Stored last, received before every other email: late, and the newest match of all.
+    store.emails.insert(
+      storedEmail({
+        id: 'em_late',
+        mailbox: MAILBOX,
+        from: { address: 'a@partner.test', name: null },
+        to: [{ address: MAILBOX, name: null }],
+        subject: 'kalo',
+        messageId: '<late@acme.test>',
+        receivedAt: '2025-12-31T00:00:00.000Z',
+      }),
+    );
+    const answered: SearchPlan[] = [];
+    store.emails.searchTuning = { plan: 'newest', answeredBy: (plan) => answered.push(plan) };
+    const filter: EmailFilter = { mailbox: MAILBOX, match: ftsMatchExpression('kalo') };
+    const page = store.emails.list(filter, 10);
+    expect(answered[0]).not.toBe('newest');
+    expect(page.emails.map((e) => e.id)).not.toContain('em_late');
+    store.emails.searchTuning = { plan: 'filter' };
+    store.settings.set('search-plans-test', 'filter');
+    expect(store.emails.list(filter, 10)).toEqual(page);
+  });
+
   it('answers every page itself, the same pages as the filter plan', () => {
     const store = inOrder();
     const filter: EmailFilter = { mailbox: MAILBOX, match: ftsMatchExpression('kalo') };
@@ -214,8 +262,10 @@ describe('the plan of a search whose other filters few emails pass', () => {
       starred: true,
     };
     const chosen = walk(store, starred, 25);
-    // 200 matches, 40 of them starred: a walk for 26 would read all 2,000 emails.
-    expect(new Set(answered)).toEqual(new Set(['sort']));
+    // 200 matches, 40 of them starred: a walk for 26 would read all 2,000 emails. The first
+    // page reads the 200 matches from the newest (the sort plan's reads, without the sort), the
+    // page after the cursor sorts them (each page read as list, then as JSON).
+    expect(answered).toEqual(['newest', 'newest', 'sort', 'sort']);
     // Without the filter, the walk for 26 is about 260 emails deep: the matches are not sorted.
     const before = answered.length;
     walk(store, { mailbox: MAILBOX, match: ftsMatchExpression('kalo') }, 25);
