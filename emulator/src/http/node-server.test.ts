@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, defaultDeps } from '../app.ts';
-import { serveWithJsonErrors } from './node-server.ts';
+import { serveWithJsonErrors, writtenTogether, type NodeEnv } from './node-server.ts';
 
 let server: Server;
 let port: number;
@@ -97,5 +97,62 @@ describe('kept-alive connections', () => {
     expect(server.keepAliveTimeout).toBe(65_000);
     // Node requires the header deadline to exceed the keep-alive one.
     expect(server.headersTimeout).toBeGreaterThan(server.keepAliveTimeout);
+  });
+});
+
+describe('answers written together (issue 31 item 1)', () => {
+  it('hands the answers made in one turn over together once it ends, in order, with one wait', async () => {
+    const turns: (() => void)[] = [];
+    const handed: string[] = [];
+    const fetch = writtenTogether(
+      (name: string) => new Response(name),
+      (run) => turns.push(run),
+    );
+    const answers = ['a', 'b', 'c'].map((name) =>
+      fetch(name).then(async (r) => handed.push(await r.text())),
+    );
+    for (let i = 0; i < 10; i += 1) await Promise.resolve();
+    expect(handed).toEqual([]);
+    expect(turns).toHaveLength(1);
+    turns[0]?.();
+    await Promise.all(answers);
+    expect(handed).toEqual(['a', 'b', 'c']);
+  });
+
+  it('passes a failure on as it comes', async () => {
+    const fetch = writtenTogether(
+      () => Promise.reject(new Error('no')),
+      () => undefined,
+    );
+    await expect(fetch()).rejects.toThrow('no');
+  });
+
+  it('writes an answer to its socket after the turn that made it, not within it', async () => {
+    const order: string[] = [];
+    const answered = new Promise<void>((resolve) => {
+      const other = serveWithJsonErrors(
+        {
+          fetch: (_request: Request, env?: NodeEnv) => {
+            const outgoing = (env as { outgoing: NodeJS.EventEmitter }).outgoing;
+            outgoing.on('finish', () => {
+              order.push('written');
+              other.close();
+              resolve();
+            });
+            setImmediate(() => order.push('turn ended'));
+            return Promise.resolve(new Response('ok'));
+          },
+          port: 0,
+          hostname: '127.0.0.1',
+        },
+        (info) => {
+          const socket = connect(info.port, '127.0.0.1');
+          socket.on('data', () => socket.end());
+          socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        },
+      );
+    });
+    await answered;
+    expect(order).toEqual(['turn ended', 'written']);
   });
 });
