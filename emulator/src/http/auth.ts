@@ -28,7 +28,8 @@ const KEY_ELSEWHERE = ['api_key', 'apikey', 'apiKey', 'key', 'token', 'access_to
  */
 export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
   const decided = new DecidedAccess();
-  return async (c, next) => {
+  // Not async: a request passes with the next handler's own promise, one fewer a request.
+  return (c, next) => {
     const header = c.req.header('authorization');
     const bearer = header === undefined ? undefined : /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1];
     if (bearer === undefined) {
@@ -45,8 +46,7 @@ export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
     const known = decided.get(bearer, store.directory.accessWrites.writesSeen());
     if (known !== undefined) {
       c.set('access', known);
-      await next();
-      return;
+      return next();
     }
     const lookup = lookupOf(bearer);
     const found = lookup === undefined ? undefined : store.directory.findKeyByLookup(lookup);
@@ -70,6 +70,6 @@ export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
     };
     decided.set(bearer, access);
     c.set('access', access);
-    await next();
+    return next();
   };
 }

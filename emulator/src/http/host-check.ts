@@ -72,7 +72,7 @@ const CACHE_LIMIT = 64;
  * once, ahead of every route: API, control plane, dashboard, docs, spec and `/content`.
  */
 export function hostCheck(policy: HostPolicy): MiddlewareHandler {
-  if (policy.allowed === 'all') return async (_c, next) => next();
+  if (policy.allowed === 'all') return (_c, next) => next();
   const decided = new Map<string, boolean>();
   const allowed = (authority: string) => {
     let verdict = decided.get(authority);
@@ -82,7 +82,8 @@ export function hostCheck(policy: HostPolicy): MiddlewareHandler {
     }
     return verdict;
   };
-  return async (c, next) => {
+  // Not async: a request passes with the next handler's own promise, one fewer a request.
+  return (c, next) => {
     const header = c.req.header('host');
     // Node builds the URL from the Host header, or from an absolute request target, which a
     // proxy may send with another Host: both must name a host served here.
@@ -90,7 +91,7 @@ export function hostCheck(policy: HostPolicy): MiddlewareHandler {
     for (const authority of header === undefined ? [urlHost] : [header, urlHost]) {
       if (!allowed(authority)) refuse(authority);
     }
-    await next();
+    return next();
   };
 }
 

@@ -83,4 +83,23 @@ describe('parameterLimits', () => {
     expect(((await r.json()) as { field: string }).field).toBe('id');
     expect(parsed).not.toHaveBeenCalled();
   });
+
+  it('matches a method and path to its operation once, and keeps checking every request', async () => {
+    const a = app();
+    const answer = async (path: string, method = 'GET') => {
+      const r = await a.request(path, { method });
+      return r.status === 200 ? 'passed' : ((await r.json()) as { field: string }).field;
+    };
+    expect(await answer('/v1/things/abcd')).toBe('passed');
+    expect(await answer('/v1/things?q=abc')).toBe('passed');
+    const filters = vi.spyOn(Array.prototype, 'filter');
+    expect(await answer('/v1/things/abcd')).toBe('passed');
+    expect(await answer('/v1/things?q=abcd')).toBe('q');
+    const matched = filters.mock.calls.length;
+    filters.mockRestore();
+    expect(matched).toBe(0);
+    // Kept by method and path: another method of the path is matched for itself.
+    expect(await answer('/v1/things/abcd', 'DELETE')).toBe('passed');
+    expect(await answer('/v1/things/abcde', 'PATCH')).toBe('id');
+  });
 });

@@ -43,23 +43,53 @@ export function parameterLimits(spec: OpenApiDocument, basePath: string): Middle
     bySegmentCount.set(operation.segments.length, same);
   }
   const prefix = `${basePath}/`;
-  return async (c, next) => {
+  /** What each method and path asks to check, or null for nothing (most paths have no bound). */
+  const checks = new Map<string, Bounded | null>();
+  const checksOf = (method: string, pathname: string): Bounded | null => {
+    if (!pathname.startsWith(prefix)) return null;
+    // `/emails/x/` is `/emails/x`, as the spec's paths match with an optional final slash.
+    const segments = pathname.slice(prefix.length).split('/');
+    if (segments.length > 1 && segments.at(-1) === '') segments.pop();
+    const operation = find(bySegmentCount.get(segments.length) ?? [], segments, method);
+    return operation !== undefined && operation.bounded.length > 0 ? { operation, segments } : null;
+  };
+  // Not async: a request passes with its route's own promise, one fewer a request.
+  return (c, next) => {
     const pathname = pathnameOf(c.req.url);
-    if (pathname.startsWith(prefix)) {
-      // `/emails/x/` is `/emails/x`, as the spec's paths match with an optional final slash.
-      const segments = pathname.slice(prefix.length).split('/');
-      if (segments.length > 1 && segments.at(-1) === '') segments.pop();
-      const operation = find(bySegmentCount.get(segments.length) ?? [], segments, c.req.method);
-      if (operation !== undefined && operation.bounded.length > 0) check(c, operation, segments);
+    let bounded: Bounded | null | undefined;
+    if (pathname.length > MAX_KEPT_PATH) bounded = checksOf(c.req.method, pathname);
+    else {
+      const key = `${c.req.method} ${pathname}`;
+      bounded = checks.get(key);
+      if (bounded === undefined) {
+        bounded = checksOf(c.req.method, pathname);
+        if (checks.size >= MAX_KEPT) checks.clear();
+        checks.set(key, bounded);
+      }
     }
-    await next();
+    if (bounded !== null) check(c, bounded.operation, bounded.segments);
+    return next();
   };
 }
+
+/** An operation with bounded parameters, and the path's segments that name it. */
+interface Bounded {
+  operation: Operation;
+  segments: readonly string[];
+}
+
+/**
+ * The methods and paths whose operation is remembered (issue 31 item 1: matching it filtered
+ * every operation of the spec on every request), as the router remembers its matches; a
+ * longer path is matched each time, not kept.
+ */
+const MAX_KEPT = 1024;
+const MAX_KEPT_PATH = 256;
 
 function check(
   c: Parameters<MiddlewareHandler>[0],
   operation: Operation,
-  segments: string[],
+  segments: readonly string[],
 ): void {
   let queries: Record<string, string[]> | undefined;
   for (const parameter of operation.bounded) {
@@ -86,7 +116,11 @@ function check(
  * The operation for `segments` and `method` among those with as many segments; a literal path
  * (`/emails/send`) beats a template, whatever the method.
  */
-function find(operations: Operation[], segments: string[], method: string): Operation | undefined {
+function find(
+  operations: Operation[],
+  segments: readonly string[],
+  method: string,
+): Operation | undefined {
   const matching = operations.filter((o) =>
     o.segments.every((want, i) => (want === null ? segments[i] !== '' : want === segments[i])),
   );

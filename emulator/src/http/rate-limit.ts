@@ -11,7 +11,8 @@ import type { ApiEnv } from './auth.ts';
  * Time is the injected clock's, so moving it through the control plane frees the limit.
  */
 export function rateLimit(limiter: SlidingWindowLimiter, clock: Clock): MiddlewareHandler<ApiEnv> {
-  return async (c, next) => {
+  // Not async: a request passes with the next handler's own promise, one fewer a request.
+  return (c, next) => {
     // No limit (the default, until the control plane sets one): nothing to count, no time read.
     if (limiter.limit === null) return next();
     const decision = limiter.take(c.get('access').key.id, clock.now().getTime());
@@ -25,6 +26,6 @@ export function rateLimit(limiter: SlidingWindowLimiter, clock: Clock): Middlewa
         `Too many requests: this API key may make ${describeRateLimit(decision.limit)}; retry after ${seconds} ${seconds === 1 ? 'second' : 'seconds'}.`,
       );
     }
-    await next();
+    return next();
   };
 }
