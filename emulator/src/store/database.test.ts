@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -47,4 +47,34 @@ describe('a --db file is held by one connection', () => {
     first.close();
     openDatabase(path, { lockWaitMs: 0 }).close();
   });
+});
+
+/** Bytes this process has read through read(2) and friends so far (Linux). */
+function bytesRead(): number {
+  const io = readFileSync('/proc/self/io', 'utf8');
+  return Number(/^rchar: (\d+)$/m.exec(io)?.[1]);
+}
+
+describe('the page cache', () => {
+  it.skipIf(!existsSync('/proc/self/io'))(
+    'keeps a 30 MB file in memory once read: reading it again reads nothing from the file',
+    () => {
+      const path = join(scratch, 'cache.db');
+      const writer = openDatabase(path);
+      writer.exec('CREATE TABLE filler (x TEXT)');
+      const insert = writer.prepare("INSERT INTO filler VALUES (printf('%.1000c', 'x'))");
+      writer.transaction(() => {
+        for (let n = 0; n < 30_000; n += 1) insert.run();
+      })();
+      writer.close();
+      const db = openDatabase(path);
+      const readAll = () => db.prepare('SELECT sum(length(x)) FROM filler').pluck().get();
+      expect(readAll()).toBe(30_000_000);
+      const before = bytesRead();
+      readAll();
+      // SQLite's default cache (about 16 MB) read most of the file again.
+      expect(bytesRead() - before).toBeLessThan(1_000_000);
+      db.close();
+    },
+  );
 });
