@@ -183,24 +183,33 @@ export class EmailStore {
     if (staged !== undefined && staged.stagedFor !== email.id)
       throw new Error(`raw bytes staged for ${staged.stagedFor}, not ${email.id}`);
     const own = staged === undefined ? (raw as Uint8Array | undefined) : undefined;
+    const read = email.read ? 1 : 0;
+    const starred = email.starred ? 1 : 0;
+    const toJson = JSON.stringify(email.to);
+    const ccJson = JSON.stringify(email.cc);
     this.db.transaction(() => {
+      // The summary's JSON is rendered by the same SQL function from the values the row is
+      // written with, in the INSERT, where an UPDATE after it read the row back and wrote it
+      // again (issue 31 item 2): the function is given them as SQLite holds them, as before.
       const { lastInsertRowid } = this.sql
         .get(
           `INSERT INTO emails (id, mailbox, folder, read, starred, from_address, from_name, to_json, cc_json,
              bcc_json, reply_to_json, subject, snippet, preheader, message_id, in_reply_to,
-             references_json, received_at, sent_at, attachment_count, from_search, subject_search)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+             references_json, received_at, sent_at, attachment_count, from_search, subject_search,
+             summary_json)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+             mailtwin_summary_json(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?))`,
         )
         .run(
           email.id,
           email.mailbox,
           email.folder,
-          email.read ? 1 : 0,
-          email.starred ? 1 : 0,
+          read,
+          starred,
           email.from.address,
           email.from.name,
-          JSON.stringify(email.to),
-          JSON.stringify(email.cc),
+          toJson,
+          ccJson,
           JSON.stringify(email.bcc),
           JSON.stringify(email.replyTo),
           email.subject,
@@ -214,13 +223,24 @@ export class EmailStore {
           attachments.length,
           `${email.from.name ?? ''}\u0000${email.from.address}`.toLowerCase(),
           email.subject.toLowerCase(),
+          // RENDER_SUMMARY's columns, in its order.
+          email.id,
+          email.mailbox,
+          email.from.address,
+          email.from.name,
+          toJson,
+          ccJson,
+          email.subject,
+          email.snippet,
+          email.receivedAt,
+          attachments.length,
+          email.folder,
+          read,
+          starred,
         );
       this.sql
         .get('INSERT INTO email_contents (seq, text_body, html_body, raw) VALUES (?, ?, ?, ?)')
         .run(lastInsertRowid, email.text, email.html, own ?? null);
-      this.sql
-        .get(`UPDATE emails SET summary_json = ${RENDER_SUMMARY} WHERE seq = ?`)
-        .run(lastInsertRowid);
       const searched = [
         lastInsertRowid,
         email.subject,
