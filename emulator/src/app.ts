@@ -6,6 +6,7 @@ import { ApiError, quoteForMessage, toApiError } from './errors.ts';
 import { EmulatorEvents } from './events.ts';
 import { requireApiKey, type ApiEnv } from './http/auth.ts';
 import { hostCheck } from './http/host-check.ts';
+import { inSequence } from './http/in-sequence.ts';
 import { MemoRouter } from './http/memo-router.ts';
 import { AccessByRequest } from './http/request-access.ts';
 import { DEFAULT_MAX_REQUEST_BYTES, requestBodyLimit } from './http/request-body-limit.ts';
@@ -201,13 +202,21 @@ export function createApp(
   if (dialect !== null) app.use('/openapi/v1/*', dialect.middleware);
 
   const api = new Hono<ApiEnv>();
-  api.use('*', services.accessByRequest.recorder());
-  // First of all, as a gateway in front of the service would (docs/chaos.md).
-  api.use('*', chaosMiddleware(services.chaos, '/openapi/v1'));
-  api.use('*', limitBody, requireApiKey(deps.store), rateLimit(services.rateLimiter, deps.clock));
-  // Before the parameter checks: a repeated GET's answer is ready only if it passed them.
-  if (deps.responseCache) api.use('*', services.responseCache.middleware(deps.store.version));
-  api.use('*', parameterLimits(deps.spec, '/openapi/v1'));
+  // The API's edge, in this order, run as one layer (in-sequence.ts).
+  api.use(
+    '*',
+    inSequence<ApiEnv>(
+      services.accessByRequest.recorder(),
+      // First of all, as a gateway in front of the service would (docs/chaos.md).
+      chaosMiddleware(services.chaos, '/openapi/v1'),
+      limitBody,
+      requireApiKey(deps.store),
+      rateLimit(services.rateLimiter, deps.clock),
+      // Before the parameter checks: a repeated GET's answer is ready only if it passed them.
+      ...(deps.responseCache ? [services.responseCache.middleware(deps.store.version)] : []),
+      parameterLimits(deps.spec, '/openapi/v1'),
+    ),
+  );
   api.route('/mailboxes', mailboxRoutes());
   api.route(
     '/emails',

@@ -18,15 +18,20 @@ export class AccessByRequest {
   /**
    * Mounted first on the API: it holds the request as the server gave it (the body limit may
    * replace `c.req.raw`) and records the access the auth middleware decided, whatever the
-   * answer was (Hono renders errors inside `next`).
+   * answer was, rendered inside `next` or thrown through it.
    */
   recorder(): MiddlewareHandler<ApiEnv> {
     return async (c, next) => {
       const request = c.req.raw;
-      await next();
-      const access = c.get('access') as Access | undefined;
-      if (access !== undefined)
-        (request as Request & Partial<Record<symbol, Access>>)[this.slot] = access;
+      try {
+        await next();
+      } finally {
+        // A refusal thrown after the key was accepted (run in sequence, it reaches this layer
+        // unrendered) still names the key.
+        const access = c.get('access') as Access | undefined;
+        if (access !== undefined)
+          (request as Request & Partial<Record<symbol, Access>>)[this.slot] = access;
+      }
     };
   }
 }

@@ -1,0 +1,54 @@
+import { Hono, type MiddlewareHandler } from 'hono';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../errors.ts';
+import { inSequence } from './in-sequence.ts';
+
+/** A middleware that records its name before and after the rest. */
+const named =
+  (seen: string[], name: string): MiddlewareHandler =>
+  async (_c, next) => {
+    seen.push(name);
+    await next();
+    seen.push(`/${name}`);
+  };
+
+function appWith(...members: MiddlewareHandler[]) {
+  const app = new Hono();
+  app.onError((error, c) =>
+    error instanceof ApiError ? c.json(error.toBody(), error.status) : c.text('boom', 500),
+  );
+  app.use('*', inSequence(...members));
+  app.get('/x', (c) => c.text('route'));
+  return app;
+}
+
+describe('middleware in sequence', () => {
+  it('runs each member once, in order, around the route', async () => {
+    const seen: string[] = [];
+    const r = await appWith(named(seen, 'a'), named(seen, 'b')).request('/x');
+    expect(await r.text()).toBe('route');
+    expect(seen).toEqual(['a', 'b', '/b', '/a']);
+  });
+
+  it('stops at a member that answers, and renders what a member throws as Hono would', async () => {
+    const seen: string[] = [];
+    const answers: MiddlewareHandler = (c) => Promise.resolve(c.text('early', 202));
+    const early = await appWith(named(seen, 'a'), answers, named(seen, 'c')).request('/x');
+    expect([early.status, await early.text()]).toEqual([202, 'early']);
+    expect(seen).toEqual(['a', '/a']);
+    const throws: MiddlewareHandler = () => {
+      throw new ApiError('rate_limited', 'Too many requests.');
+    };
+    const refused = await appWith(throws).request('/x');
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toEqual({ code: 'rate_limited', message: 'Too many requests.' });
+  });
+
+  it('adds no promise of its own: members that pass on hand back the route’s promise', async () => {
+    const pass: MiddlewareHandler = (_c, next) => next();
+    const routePromise = Promise.resolve();
+    const returned = inSequence(pass, pass, pass)({} as never, () => routePromise);
+    expect(returned).toBe(routePromise);
+    await returned;
+  });
+});
