@@ -5,7 +5,7 @@
  * rendering it from the stored row gives, awkward values included.
  */
 import type Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createServices, defaultDeps } from '../app.ts';
 
 const FROM_THE_ROW = `UPDATE emails SET summary_json = mailtwin_summary_json(id, mailbox, from_address,
@@ -61,5 +61,23 @@ describe("an email's summary JSON written with its row", () => {
     db.prepare(FROM_THE_ROW).run();
     expect(summaries()).toEqual(written);
     expect(written.join('')).toContain('\ufffd'); // the lone surrogate, as SQLite stored it
+  });
+});
+
+describe('EmailStore.insert', () => {
+  it('makes no transaction function of its own for each email (its own, made once, is reused)', () => {
+    const deps = defaultDeps({ logError: () => {} });
+    const services = createServices(deps);
+    services.directory.createMailbox({ address: 'alice@acme.test' });
+    const made = vi.spyOn(deps.store.db, 'transaction');
+    for (let i = 0; i < 5; i += 1)
+      services.inbound.injectJson({
+        mailbox: 'alice@acme.test',
+        from: 'jin@northwind.test',
+        subject: `Order ${i}`,
+        text: 'Hello',
+      });
+    expect(made).not.toHaveBeenCalled();
+    expect(deps.store.emails.count()).toBe(5);
   });
 });
