@@ -59,15 +59,28 @@ describe('the query parameters of a request', () => {
   it('are parsed once however often they are read', async () => {
     const app = new Hono();
     let parses = 0;
+    let sets = -1;
     app.get('/', (c) => {
       const queries = vi.spyOn(c.req, 'queries');
+      const weakSets = vi.spyOn(WeakMap.prototype, 'set');
       const first = queriesOf(c);
       const again = queriesOf(c);
+      sets = weakSets.mock.calls.length;
+      weakSets.mockRestore();
       parses = queries.mock.calls.length;
       return c.json({ same: first === again, first });
     });
     const answer = await app.request('/?a=1&b=x%20y&a=2');
     expect(await answer.json()).toEqual({ same: true, first: { a: ['1', '2'], b: ['x y'] } });
     expect(parses).toBe(1);
+    // Kept with the request, not in a WeakMap entry a request.
+    expect(sets).toBe(0);
+  });
+
+  it('are kept for their own request only', async () => {
+    const app = new Hono();
+    app.get('/', (c) => c.json(queriesOf(c)));
+    expect(await (await app.request('/?a=1')).json()).toEqual({ a: ['1'] });
+    expect(await (await app.request('/?b=2')).json()).toEqual({ b: ['2'] });
   });
 });

@@ -54,18 +54,21 @@ const PLAIN_AUTHORITY = /^[A-Za-z0-9\-_.:[\]]+$/;
 const PLAIN_PATH = /^\/[A-Za-z0-9\-_~!$&'()*+,;=:@/]*$/;
 const PLAIN_QUERY = /^[A-Za-z0-9\-_~!$&()*+,;=:@/?.%[\]]*$/;
 
-const queries = new WeakMap<object, Record<string, string[]>>();
+/** Where a request's parsed parameters are kept, on its Hono request itself. */
+const QUERIES = Symbol('queries');
 
 /**
  * `c.req.queries()`, parsed once for the request: Hono parses the URL again on every call, and
  * both the parameter limits and the route read every parameter. The same object each time, so
- * no reader may change it.
+ * no reader may change it. Kept on the request under a symbol, where a WeakMap entry a request
+ * cost more to add and to collect (as for the access, request-access.ts; issue 31 item 1).
  */
 export function queriesOf(c: Context): Record<string, string[]> {
-  let found = queries.get(c.req);
+  const req = c.req as Context['req'] & { [QUERIES]?: Record<string, string[]> };
+  let found = req[QUERIES];
   if (found === undefined) {
     found = c.req.queries();
-    queries.set(c.req, found);
+    req[QUERIES] = found;
   }
   return found;
 }
