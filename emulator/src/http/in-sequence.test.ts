@@ -1,5 +1,6 @@
 import { Hono, type MiddlewareHandler } from 'hono';
 import { describe, expect, it } from 'vitest';
+import { createApp, defaultDeps } from '../app.ts';
 import { ApiError } from '../errors.ts';
 import { inSequence } from './in-sequence.ts';
 
@@ -50,5 +51,13 @@ describe('middleware in sequence', () => {
     const returned = inSequence(pass, pass, pass)({} as never, () => routePromise);
     expect(returned).toBe(routePromise);
     await returned;
+  });
+
+  it("runs the API's edge as one layer: a list request passes three handlers, not nine", () => {
+    const app = createApp(defaultDeps({ logError: () => {} }));
+    const router = app.router as unknown as { match: (m: string, p: string) => [unknown[]] };
+    // The host check, the API's edge, the route.
+    expect(router.match('GET', '/openapi/v1/emails')[0]).toHaveLength(3);
+    expect(router.match('PATCH', '/openapi/v1/emails/em_1')[0]).toHaveLength(3);
   });
 });
