@@ -10,7 +10,7 @@ const MAX_PATH = 256;
 /**
  * Hono's default router (the first of RegExpRouter and TrieRouter that takes every route; the
  * emulator's routes need TrieRouter), remembering what each method and path matched: TrieRouter
- * walks its tree and sorts the handlers it found on every request (the API's eight middleware
+ * walks its tree and sorts the handlers it found on every request (the host check, the API's edge
  * and the route), and a client asks the same few paths over and over. A match depends on the
  * routes alone, which are all added before the first request (adding one forgets every match
  * kept), so a kept match is the router's own answer. Hono only reads a match.
