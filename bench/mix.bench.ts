@@ -15,6 +15,8 @@ const SAME_BYTES = join(ROOT, 'bench/same-bytes-server.ts');
 const DEMO_SECRET = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
 /** `MIX_SECONDS=3 npm run bench -- mix` for a quicker, noisier look. */
 const SECONDS = Number(process.env.MIX_SECONDS ?? 10);
+/** Each server's unmeasured run of the mix before the first round (`MIX_WARM_SECONDS`). */
+const WARM_SECONDS = Number(process.env.MIX_WARM_SECONDS ?? 2);
 const CONNECTIONS = 50;
 const FOLDERS = ['inbox', 'archive', 'sent', 'spam', 'trash'];
 const LIMITS = ['10', '20', '25', '50', '100'];
@@ -99,11 +101,12 @@ async function runMix(
   base: string,
   mix: MixRequest[],
   auth: string,
+  seconds = SECONDS,
 ): Promise<MixResult> {
   let next = 0;
   const result = await autocannon({
     url: origin,
-    duration: SECONDS,
+    duration: seconds,
     connections: CONNECTIONS,
     requests: [
       {
@@ -332,10 +335,17 @@ export async function benchMix(print: (line: string) => void): Promise<void> {
       ),
     };
     print(
-      `autocannon ${CONNECTIONS} connections, ${SECONDS} s a server, the servers in turn, ${ROUNDS} round(s); CPU is the server process's own per request:`,
+      `autocannon ${CONNECTIONS} connections, ${SECONDS} s a server, the servers in turn after a ${WARM_SECONDS} s warm-up each, ${ROUNDS} round(s), every other round in reverse order; CPU is the server process's own per request:`,
     );
+    // A fresh process runs its first requests unoptimised; each server gets the same warm-up.
+    for (const t of Object.values(targets))
+      await runMix(t.server.origin, t.base, t.mix, t.auth, WARM_SECONDS);
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const t of Object.values(targets)) {
+      // The order alternates, so no server always follows the same one (a loaded machine's
+      // slow phase, or the one before it having just run).
+      const inTurn = Object.values(targets);
+      if (round % 2 === 1) inTurn.reverse();
+      for (const t of inTurn) {
         const cpuBefore = cpuMsOf(t.server.pid);
         const result = await runMix(t.server.origin, t.base, t.mix, t.auth);
         const cpuMsPerRequest = (cpuMsOf(t.server.pid) - cpuBefore) / Math.max(1, result.total);
