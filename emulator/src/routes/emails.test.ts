@@ -70,4 +70,50 @@ describe('GET /emails (§4.2)', () => {
     );
     expect(parses).toHaveBeenCalledTimes(1);
   });
+
+  it('builds its answer once: one buffer at its length, the store page written into it', async () => {
+    const { store, list } = world();
+    for (let n = 2; n <= 4; n += 1)
+      store.emails.insert(
+        storedEmail({
+          id: `em_${n}`,
+          mailbox: 'box@acme.test',
+          from: { address: 'someone@partner.test', name: 'Søme Öne' },
+          to: [{ address: 'box@acme.test', name: null }],
+          subject: `Grüße ${n} ✉`,
+          receivedAt: `2026-01-0${n}T00:00:00.000Z`,
+          messageId: `<${n}@partner.test>`,
+        }),
+      );
+    const listJson = store.emails.listJson.bind(store.emails);
+    let json = '';
+    vi.spyOn(store.emails, 'listJson').mockImplementation((...args) => {
+      const page = listJson(...args);
+      json = page.json;
+      return page;
+    });
+    // Every buffer made (or concatenated) as large as the page's summaries, while answering.
+    const large: string[] = [];
+    const made = (name: 'from' | 'concat' | 'alloc' | 'allocUnsafe' | 'allocUnsafeSlow') => {
+      const original = Buffer[name] as (...args: unknown[]) => Buffer;
+      vi.spyOn(Buffer, name).mockImplementation(function (this: unknown, ...args: unknown[]) {
+        const buffer = original.apply(this, args);
+        if (json !== '' && buffer.length >= Buffer.byteLength(json))
+          large.push(`${name} ${buffer.length}`);
+        return buffer;
+      } as never);
+    };
+    for (const name of ['from', 'concat', 'alloc', 'allocUnsafe', 'allocUnsafeSlow'] as const)
+      made(name);
+    const answer = await list('mailbox=box%40acme.test&limit=3');
+    vi.restoreAllMocks();
+    const body = Buffer.from(await answer.arrayBuffer());
+    const parsed = JSON.parse(body.toString()) as { emails: { id: string }[]; nextCursor: string };
+    expect(parsed.emails.map((e) => e.id)).toEqual(['em_4', 'em_3', 'em_2']);
+    expect(typeof parsed.nextCursor).toBe('string');
+    expect(body.toString()).toBe(
+      `{"emails":[${json}],${JSON.stringify({ nextCursor: parsed.nextCursor }).slice(1)}`,
+    );
+    expect(large).toEqual([`allocUnsafe ${body.length}`]);
+  });
 });

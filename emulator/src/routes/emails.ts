@@ -9,6 +9,7 @@ import type { EmulatorEvents } from '../events.ts';
 import { answerReady } from '../http/response-cache.ts';
 import { queriesOf } from '../http/request-url.ts';
 import type { RequestValidator } from '../http/request-validator.ts';
+import type { JsonPage } from '../store/email-store.ts';
 import type { Store } from '../store/store.ts';
 
 /** An email the key may touch, or 404 exactly like a missing one (D-26). */
@@ -42,6 +43,22 @@ function inScope<T extends { mailbox: string }>(
 
 const EMAILS_OPEN = Buffer.from('{"emails":[');
 
+/**
+ * The list answer's bytes (§4.2, D-16): `{"emails":[` the page's summaries `],"nextCursor":…}`,
+ * allocated once at its length and written once. The summaries come as one JSON string
+ * (store/summary-json.ts, EmailStore.listJson): copied, not rebuilt, and not first made into
+ * bytes of their own and concatenated again (issue 31 item 1: two copies of every answer).
+ */
+export function listAnswer(page: JsonPage, nextCursor: string | null): Buffer<ArrayBuffer> {
+  const rest = `],${JSON.stringify({ nextCursor }).slice(1)}`;
+  const restAt = EMAILS_OPEN.length + page.bytes;
+  const body = Buffer.allocUnsafe(restAt + Buffer.byteLength(rest));
+  EMAILS_OPEN.copy(body, 0);
+  body.write(page.json, EMAILS_OPEN.length);
+  body.write(rest, restAt);
+  return body;
+}
+
 /** §4.2, §4.4-§4.6: list and search, read, update and delete email. */
 export function emailRoutes(
   store: Store,
@@ -59,14 +76,10 @@ export function emailRoutes(
         'mailbox',
       );
     }
-    // The summaries come as JSON bytes already (store/summary-json.ts): copied, not rebuilt.
     const page = store.emails.listJson(query.filter, query.limit, query.after);
     const last = page.last;
-    const rest = JSON.stringify({
-      nextCursor: page.more && last ? encodeCursor(last, query.fingerprint) : null,
-    });
-    const body = Buffer.concat([EMAILS_OPEN, ...page.json, Buffer.from(`],${rest.slice(1)}`)]);
-    return answerReady(c, body, page.version);
+    const nextCursor = page.more && last ? encodeCursor(last, query.fingerprint) : null;
+    return answerReady(c, listAnswer(page, nextCursor), page.version);
   });
 
   app.get('/:emailId', (c) => c.json(emailDetail(emailInScope(c, store))));

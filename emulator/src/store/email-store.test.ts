@@ -51,9 +51,10 @@ function serialised(store: Store, after?: { receivedAt: string; id: string }): s
     .emails.map((s) => JSON.stringify(emailSummary(s)));
 }
 
-/** The page's JSON pieces as one text: the summaries, comma-separated. */
-function joined(json: Uint8Array[]): string {
-  return Buffer.concat(json).toString('utf8');
+/** The page's JSON, the summaries comma-separated, checked against its UTF-8 length. */
+function joined(page: { json: string; bytes: number }): string {
+  expect(page.bytes).toBe(Buffer.byteLength(page.json));
+  return page.json;
 }
 
 describe('EmailStore.listJson', () => {
@@ -75,7 +76,7 @@ describe('EmailStore.listJson', () => {
         (parts) => {
           const store = storeWithMailbox();
           parts.forEach((p, n) => store.emails.insert(email(n, p)));
-          expect(joined(store.emails.listJson({ mailbox: MAILBOX }, 100).json)).toEqual(
+          expect(joined(store.emails.listJson({ mailbox: MAILBOX }, 100))).toEqual(
             serialised(store).join(','),
           );
           store.close();
@@ -101,9 +102,9 @@ describe('EmailStore.listJson', () => {
     const page = store.emails.listJson({ mailbox: MAILBOX }, 10);
     expect(page.more).toBe(true);
     expect(page.last).toEqual({ id: 'em_000020', receivedAt: '2026-01-01T00:00:20.000Z' });
-    expect(joined(page.json)).toEqual(serialised(store).slice(0, 10).join(','));
+    expect(joined(page)).toEqual(serialised(store).slice(0, 10).join(','));
     const next = store.emails.listJson({ mailbox: MAILBOX }, 100, page.last);
-    expect(joined(next.json)).toEqual(serialised(store, page.last).join(','));
+    expect(joined(next)).toEqual(serialised(store, page.last).join(','));
     const texts = serialised(store, page.last);
     expect(texts.at(-1)).toContain('"id":"em_000000"');
     expect(JSON.parse(texts[15] as string)).toMatchObject({
@@ -120,7 +121,7 @@ describe('EmailStore.listJson', () => {
     for (let n = 0; n < 3; n += 1) {
       store.emails.insert(email(n, { subject: `s${n}`, snippet: '', from, to: [] }));
     }
-    const page = () => joined(store.emails.listJson({ mailbox: MAILBOX }, 10).json);
+    const page = () => joined(store.emails.listJson({ mailbox: MAILBOX }, 10));
     expect(page()).toEqual(serialised(store).join(','));
     store.emails.update('em_000001', { starred: true });
     expect(page()).toContain(
@@ -145,7 +146,7 @@ describe('EmailStore.listJson', () => {
     store.db.exec("DELETE FROM settings WHERE name = 'summary-shape'");
     store.close();
     const reopened = openStore(path);
-    expect(joined(reopened.emails.listJson({ mailbox: MAILBOX }, 10).json)).toEqual(
+    expect(joined(reopened.emails.listJson({ mailbox: MAILBOX }, 10))).toEqual(
       serialised(reopened).join(','),
     );
     reopened.close();

@@ -67,10 +67,15 @@ const JSON_COLUMNS = 'CAST(e.summary_json AS TEXT)';
 const RENDER_SUMMARY = `mailtwin_summary_json(id, mailbox, from_address, from_name, to_json,
   cc_json, subject, snippet, received_at, attachment_count, folder, read, starred)`;
 
-/** One page of summaries as JSON, ready to be copied into the list answer. */
+/** One page of summaries as JSON, ready to be written into the list answer. */
 export interface JsonPage {
-  /** The summaries' JSON, comma-separated, as pieces to concatenate. */
-  json: Uint8Array[];
+  /**
+   * The summaries' JSON, comma-separated, as one string: written once into the answer's bytes
+   * (routes/emails.ts, listAnswer), where bytes made here were copied again into it.
+   */
+  json: string;
+  /** The UTF-8 length of `json`, for the answer's one allocation. */
+  bytes: number;
   more: boolean;
   /** Where the page ends, for the next cursor; undefined for an empty page. */
   last: ListPosition | undefined;
@@ -357,8 +362,10 @@ export class EmailStore {
       const more = rows.length > limit;
       if (more) rows.length = limit;
       const end = rows.at(-1);
+      const json = rows.join(',');
       return {
-        json: [Buffer.from(rows.join(','))],
+        json,
+        bytes: Buffer.byteLength(json),
         more,
         last: end === undefined ? undefined : positionOf(end),
         version,

@@ -83,7 +83,7 @@ function walk(store: Store, filter: EmailFilter, limit: number): unknown[] {
   for (let n = 0; n <= 400; n += 1) {
     const page = store.emails.list(filter, limit, after);
     const json = store.emails.listJson(filter, limit, after);
-    pages.push(page, Buffer.concat(json.json).toString(), json.more, json.last);
+    pages.push(page, json.json, json.more, json.last);
     const last = page.emails.at(-1);
     if (!page.more || last === undefined) return pages;
     after = { receivedAt: last.receivedAt, id: last.id };

@@ -771,9 +771,9 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: '9-R3',
     bug: 'nextCursor is the last position as a JSON object instead of an opaque string',
     file: 'emulator/src/routes/emails.ts',
-    find: 'nextCursor: page.more && last ? encodeCursor(last, query.fingerprint) : null,',
+    find: 'const nextCursor = page.more && last ? encodeCursor(last, query.fingerprint) : null;',
     replace:
-      'nextCursor: page.more && last ? { receivedAt: last.receivedAt, id: last.id, query: query.fingerprint } : null,',
+      'const nextCursor = page.more && last ? { receivedAt: last.receivedAt, id: last.id, query: query.fingerprint } : null;',
     caughtBy: SHAPES.timestamps,
   },
   {

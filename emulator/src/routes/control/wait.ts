@@ -3,10 +3,9 @@ import type { Services } from '../../deps.ts';
 import { encodeCursor, parseListQuery } from '../../domain/list-query.ts';
 import type { TenantService } from '../../services/tenant-service.ts';
 import { parseWaitTimeout, waitFor } from '../../services/waits.ts';
+import { listAnswer } from '../emails.ts';
 import { outboxView } from './outbox.ts';
 import { parseOutboxQuery } from './outbox-query.ts';
-
-const EMAILS_OPEN = Buffer.from('{"emails":[');
 
 /** The query without `timeoutMs`, which is the wait's own. */
 function split(params: Record<string, string[]>): [Record<string, string[]>, number] {
@@ -41,10 +40,10 @@ export function controlWaitRoutes({ deps, directory }: Services, tenants: Tenant
       timeoutMs,
       c.req.raw.signal,
     );
-    const rest = JSON.stringify({
-      nextCursor: page.more && page.last ? encodeCursor(page.last, query.fingerprint) : null,
-    });
-    const body = Buffer.concat([EMAILS_OPEN, ...page.json, Buffer.from(`],${rest.slice(1)}`)]);
+    const body = listAnswer(
+      page,
+      page.more && page.last ? encodeCursor(page.last, query.fingerprint) : null,
+    );
     return c.body(new Uint8Array(body), 200, { 'Content-Type': 'application/json' });
   });
 
