@@ -95,9 +95,14 @@ export const COMPONENT_SCENARIOS: Record<string, Scenario> = {
   InternalError: {
     when: 'the store fails unexpectedly while the documented request is served',
     run: (world, op, send) => {
-      world.deps.store.directory.findKeyByLookup = () => {
+      const sabotaged = () => {
         throw new Error('sabotaged by the test');
       };
+      // The first store reads of every request: a key's access, once decided, is kept until
+      // the access tables are written (decided-access.ts), so the key's lookup alone is not
+      // reached by a world that has already made requests.
+      world.deps.store.directory.accessWrites.writesSeen = sabotaged;
+      world.deps.store.directory.findKeyByLookup = sabotaged;
       return send(world, op);
     },
   },
