@@ -135,6 +135,42 @@ describe('EmailStore.listJson', () => {
     store.close();
   });
 
+  it('writes nothing for a change to what the email already holds, and applies every other', () => {
+    const from = { address: 'a@b.test', name: null };
+    const change = fc.record(
+      {
+        folder: fc.constantFrom('inbox' as const, 'archive' as const, 'trash' as const),
+        read: fc.boolean(),
+        starred: fc.boolean(),
+      },
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.array(change, { minLength: 1, maxLength: 12 }), (changes) => {
+        const store = storeWithMailbox();
+        store.emails.insert(email(1, { subject: 's', snippet: '', from, to: [] }));
+        const row = () =>
+          store.db.prepare('SELECT folder, read, starred, summary_json FROM emails').get();
+        for (const c of changes) {
+          const before = store.emails.get('em_000001') as Email;
+          const versionBefore = store.version.current();
+          const same = Object.entries(c).every(
+            ([name, value]) => before[name as keyof Email] === value,
+          );
+          expect(store.emails.update('em_000001', c)).toBe(true);
+          const after = store.emails.get('em_000001') as Email;
+          expect(after).toEqual({ ...before, ...c });
+          // Unchanged: no write at all (the data version counts every row written).
+          expect(store.version.current() === versionBefore).toBe(same);
+          expect(row()).toMatchObject({ summary_json: JSON.stringify(emailSummary(after)) });
+        }
+        expect(store.emails.update('em_missing', { read: true })).toBe(false);
+        store.close();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('writes the summaries of a database file from before migration 006 when it is opened', () => {
     const path = join(scratch, 'old.db');
     const store = storeWithMailbox(path);

@@ -390,6 +390,16 @@ export class EmailStore {
       params.starred = changes.starred ? 1 : 0;
     }
     if (sets.length === 0) return this.get(id) !== undefined;
+    // A change to what the email already holds writes nothing (issue 31 item 1: about half of
+    // the client mix's PATCHes): an UPDATE rewrote the row, its summary and the list indexes,
+    // grew the WAL, and moved the data version, emptying every cache kept against it, for a row
+    // that reads back the same. Nothing else records a PATCH (no updatedAt: D-20), and the route
+    // still publishes its event.
+    const held = this.sql.get('SELECT folder, read, starred FROM emails WHERE id = ?').get(id) as
+      Record<string, string | number> | undefined;
+    if (held === undefined) return false;
+    if (Object.keys(params).every((name) => name === 'id' || held[name] === params[name]))
+      return true;
     return (
       this.sql.get(`UPDATE emails SET ${sets.join(', ')} WHERE id = @id`).run(params).changes > 0
     );
