@@ -11,8 +11,7 @@ export const CHAOS_RULE_HEADER = 'X-Mailtwin-Chaos-Rule';
  * the Error shape (§7) instead. A path the contract lacks is left alone (no rule names it).
  */
 export function chaosMiddleware(chaos: Chaos, prefix: string): MiddlewareHandler {
-  return async (c, next) => {
-    if (!chaos.covers('http')) return next();
+  const withRules: MiddlewareHandler = async (c, next) => {
     const path = c.req.path.startsWith(prefix) ? c.req.path.slice(prefix.length) : c.req.path;
     const operation = operationFor(chaos.operations, c.req.method, path);
     if (operation === undefined) return next();
@@ -23,4 +22,7 @@ export function chaosMiddleware(chaos: Chaos, prefix: string): MiddlewareHandler
     const { status, code, message } = rule.error;
     return c.json({ code, message }, status as 400, { [CHAOS_RULE_HEADER]: rule.id });
   };
+  // No rule for the API (the usual case): passed on with the next handler's own promise, where
+  // an async handler made one more of its own for every request (issue 31 item 1).
+  return (c, next) => (chaos.covers('http') ? withRules(c, next) : next());
 }

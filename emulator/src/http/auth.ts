@@ -9,16 +9,21 @@ export type ApiEnv = {
   Variables: {
     access: Access;
     /**
-     * The store's data version when the response cache looked the request up (after `access`
-     * was decided, with nothing written between): what it keeps an answer against.
+     * Set by the response cache on a GET it passed on: where the route's 200 answer
+     * (`answerReady`) is kept, against the data version the request was looked up at (after
+     * `access` was decided, with nothing written between).
      */
-    dataVersion: string;
-    /** A 200 answer's JSON bytes the response cache may keep (`answerReady`). */
-    readyBody?: Uint8Array<ArrayBuffer>;
-    /** The data version `readyBody` was computed at. */
-    readyVersion?: string;
+    keepAnswer?: AnswerSlot;
   };
 };
+
+/**
+ * Where a GET the response cache passed on may leave its 200 answer (`answerReady`,
+ * response-cache.ts), with the data version that answer was computed at.
+ */
+export interface AnswerSlot {
+  keep(body: Uint8Array<ArrayBuffer>, version: string): void;
+}
 
 const KEY_ELSEWHERE = ['api_key', 'apikey', 'apiKey', 'key', 'token', 'access_token'];
 

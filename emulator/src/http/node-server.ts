@@ -88,17 +88,16 @@ export function writtenTogether<A extends unknown[]>(
   fetch: (...args: A) => Response | Promise<Response>,
   later: (run: () => void) => unknown = afterThisTurn,
 ): (...args: A) => Promise<Response> {
-  let waiting: (() => void)[] = [];
-  const writeAll = () => {
-    const ready = waiting;
-    waiting = [];
-    for (const release of ready) release();
-  };
+  // One promise for all the answers of a turn, released once it ends: they go on in the order
+  // they began to wait for it, as with one promise each, which cost a promise a request.
+  let turn: Promise<void> | undefined;
   const turnEnd = () =>
-    new Promise<void>((release) => {
-      if (waiting.length === 0) later(writeAll);
-      waiting.push(release);
-    });
+    (turn ??= new Promise<void>((release) =>
+      later(() => {
+        turn = undefined;
+        release();
+      }),
+    ));
   return async (...args) => {
     const response = await fetch(...args);
     await turnEnd();

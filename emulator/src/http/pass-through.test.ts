@@ -1,11 +1,13 @@
 /**
- * The edge's checks that act only before the route (host, key, rate limit, parameter bounds)
- * pass an accepted request on with the next handler's own promise, not one of their own: each
+ * The edge's checks that act only before the route (host, key, rate limit, parameter bounds),
+ * the chaos layer when no rule is armed, the access recorder and the response cache on a GET it
+ * cannot answer pass an accepted request on with the next handler's own promise, not one of their own: each
  * async layer cost every request a promise and a turn of the microtask queue (issue 31 item 1).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createServices, defaultDeps } from '../app.ts';
+import { chaosMiddleware } from '../chaos/http.ts';
 import { SlidingWindowLimiter } from '../domain/rate-limit.ts';
 import { requireApiKey } from './auth.ts';
 import { hostCheck } from './host-check.ts';
@@ -62,5 +64,18 @@ describe('checks that pass a request on', () => {
     await auth(c, () => Promise.resolve());
     expect(await passesOn(rateLimit(new SlidingWindowLimiter(null), deps.clock), c)).toBe(true);
     expect(await passesOn(parameterLimits(deps.spec, '/openapi/v1'), c)).toBe(true);
+  });
+
+  it('so do the chaos layer with no rule, the access recorder and a response cache miss', async () => {
+    const path = '/openapi/v1/emails?mailbox=a@acme.test';
+    const chaos = chaosMiddleware(services.chaos, '/openapi/v1');
+    expect(await passesOn(chaos, contextOf(path, headers))).toBe(true);
+    const recorder = services.accessByRequest.recorder();
+    expect(await passesOn(recorder as MiddlewareHandler, contextOf(path, headers))).toBe(true);
+    const c = contextOf(path, headers);
+    await requireApiKey(deps.store)(c, () => Promise.resolve());
+    const cache = services.responseCache.middleware(deps.store.version);
+    expect(await passesOn(cache as MiddlewareHandler, c)).toBe(true);
+    expect(services.responseCache.counts.misses).toBe(1);
   });
 });

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { DataVersion } from '../store/data-version.ts';
-import type { ApiEnv } from './auth.ts';
+import type { AnswerSlot, ApiEnv } from './auth.ts';
 
 /** What `c.json` sends, so a ready answer carries the same header. */
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -11,16 +11,15 @@ const MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * A route's 200 answer as ready JSON bytes, computed from the data at `version` (what the
- * store's read reports), which the response cache may keep and serve again for the same key and
- * URL while nothing was written.
+ * store's read reports), which the response cache, when it passed the request on, keeps and
+ * serves again for the same key and URL while nothing was written.
  */
 export function answerReady(
   c: Context<ApiEnv>,
   body: Uint8Array<ArrayBuffer>,
   version: string,
 ): Response {
-  c.set('readyBody', body);
-  c.set('readyVersion', version);
+  c.get('keepAnswer')?.keep(body, version);
   return c.body(body, 200, JSON_TYPE);
 }
 
@@ -31,6 +30,9 @@ export function answerReady(
  * what the route would answer now: the key's access and the data are as they were. Mounted
  * after authentication and the rate limit, which every request still passes; it saves the
  * parameter checks, the query parsing, the query and the copying of a polling client's repeats.
+ * A request it cannot answer is passed on as it is, with the next handler's own promise (no
+ * async layer of its own: issue 31 item 1, the cache's miss is nearly free); the route's
+ * `answerReady` hands it the answer.
  */
 export class ResponseCache {
   private readonly answers = new Map<string, Uint8Array<ArrayBuffer>>();
@@ -40,34 +42,51 @@ export class ResponseCache {
   readonly counts = { hits: 0, misses: 0 };
 
   middleware(version: DataVersion): MiddlewareHandler<ApiEnv> {
-    return async (c, next) => {
+    return (c, next) => {
       if (c.req.method !== 'GET') return next();
       const now = version.current();
-      c.set('dataVersion', now);
       if (now !== this.seenVersion) this.forget(now);
       // The key's id stands for its access: at one data version a key has one access.
       const key = `${c.get('access').key.id} ${c.req.url}`;
       const ready = this.answers.get(key);
       if (ready !== undefined) {
         this.counts.hits += 1;
-        return c.body(ready, 200, JSON_TYPE);
+        return Promise.resolve(c.body(ready, 200, JSON_TYPE));
       }
       this.counts.misses += 1;
-      await next();
-      const body = c.get('readyBody');
-      // Kept only if computed from the data the key's access was decided at: nothing was
-      // written between. The route's read says its version, so none is read again here.
-      if (body === undefined || c.res.status !== 200 || c.get('readyVersion') !== now) return;
-      if (this.answers.size >= MAX_ANSWERS || this.bytes + body.length > MAX_BYTES)
-        this.forget(now);
-      this.answers.set(key, body);
-      this.bytes += body.length;
+      c.set('keepAnswer', new Slot(this, key, now));
+      return next();
     };
+  }
+
+  /**
+   * Keeps `body` for `key`, if computed from the data the key's access was decided at and the
+   * request looked up at: nothing was written between. The route's read says its version, so
+   * none is read again here.
+   */
+  keep(key: string, body: Uint8Array<ArrayBuffer>, lookedUpAt: string, readAt: string): void {
+    if (readAt !== lookedUpAt || lookedUpAt !== this.seenVersion) return;
+    if (this.answers.size >= MAX_ANSWERS || this.bytes + body.length > MAX_BYTES)
+      this.forget(lookedUpAt);
+    this.answers.set(key, body);
+    this.bytes += body.length;
   }
 
   private forget(version: string): void {
     this.answers.clear();
     this.bytes = 0;
     this.seenVersion = version;
+  }
+}
+
+class Slot implements AnswerSlot {
+  constructor(
+    private readonly cache: ResponseCache,
+    private readonly key: string,
+    private readonly lookedUpAt: string,
+  ) {}
+
+  keep(body: Uint8Array<ArrayBuffer>, version: string): void {
+    this.cache.keep(this.key, body, this.lookedUpAt, version);
   }
 }
