@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, createServices, defaultDeps } from '../app.ts';
 import type { AppDeps } from '../deps.ts';
-import { hostAllowed, type HostPolicy } from './host-check.ts';
+import { hostAllowed, namesAuthority, type HostPolicy } from './host-check.ts';
 import { serveWithJsonErrors } from './node-server.ts';
 
 /** An emulator with one owner, mailbox and key; `hosts` as `--host`/`--allowed-hosts` give. */
@@ -137,6 +137,27 @@ describe('hostAllowed', () => {
     expect(hostAllowed('devbox.lan:4025', policy)).toBe(true);
     expect(hostAllowed('DevBox.LAN.', policy)).toBe(true);
     expect(hostAllowed('x.devbox.lan', policy)).toBe(false);
+  });
+});
+
+describe('namesAuthority', () => {
+  // What the check read the URL's authority with before it asked the Host header only.
+  const authorityOf = (url: string) => /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1] ?? '';
+
+  it('says a URL names an authority exactly when the pattern reads that authority from it', () => {
+    const authorities = ['127.0.0.1:4025', 'localhost', '[::1]:80', 'a.b', 'a', 'a/b', 'a?b', ''];
+    const rests = ['', '/', '/x?y#z', '?q', '#f', ':80/', 'x/', '.evil/'];
+    for (const scheme of ['http://', 'https://', 'HTTP://', 'ftp://', 'http:/'])
+      for (const authority of authorities)
+        for (const url of authorities.flatMap((a) => rests.map((r) => `${scheme}${a}${r}`))) {
+          const names = namesAuthority(url, authority);
+          if (names) expect(authorityOf(url)).toBe(authority);
+          // Every URL the server builds from a Host header is read without the pattern.
+          if (url === `${scheme}${authority}/x?y#z`)
+            expect(names).toBe(
+              (scheme === 'http://' || scheme === 'https://') && !/[/?#]/.test(authority),
+            );
+        }
   });
 });
 

@@ -85,15 +85,38 @@ export function hostCheck(policy: HostPolicy): MiddlewareHandler {
   // Not async: a request passes with the next handler's own promise, one fewer a request.
   return (c, next) => {
     const header = c.req.header('host');
+    const url = c.req.url;
     // Node builds the URL from the Host header, or from an absolute request target, which a
-    // proxy may send with another Host: both must name a host served here.
-    const urlHost = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(c.req.url)?.[1] ?? '';
+    // proxy may send with another Host: both must name a host served here. The URL built from
+    // the header (every request but a proxy's) names the same authority: asked once.
+    if (header !== undefined && namesAuthority(url, header)) {
+      if (!allowed(header)) refuse(header);
+      return next();
+    }
+    const urlHost = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(url)?.[1] ?? '';
     for (const authority of header === undefined ? [urlHost] : [header, urlHost]) {
       if (!allowed(authority)) refuse(authority);
     }
     return next();
   };
 }
+
+/**
+ * Whether `url`'s authority (what the pattern above reads: after `scheme://`, up to the first
+ * `/`, `?` or `#`) is exactly `authority`, for the `http` and `https` URLs the server builds,
+ * read without a regular expression and its match.
+ */
+export function namesAuthority(url: string, authority: string): boolean {
+  const start = url.startsWith('http://') ? 7 : url.startsWith('https://') ? 8 : -1;
+  if (start === -1 || !url.startsWith(authority, start)) return false;
+  const end = start + authority.length;
+  if (end < url.length && !AUTHORITY_ENDS.has(url.charCodeAt(end))) return false;
+  for (let i = start; i < end; i += 1) if (AUTHORITY_ENDS.has(url.charCodeAt(i))) return false;
+  return true;
+}
+
+/** `/`, `?`, `#`: where a URL's authority ends. */
+const AUTHORITY_ENDS = new Set([0x2f, 0x3f, 0x23]);
 
 function refuse(authority: string): never {
   const name = hostnameOf(authority);
