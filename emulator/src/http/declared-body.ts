@@ -8,6 +8,7 @@
  * socket read.
  */
 import type { IncomingMessage } from 'node:http';
+import { UTF8 } from './json-body.ts';
 
 /**
  * Gives `request` (the adapter's Request for `incoming`) an `arrayBuffer()` and a `text()`
@@ -34,7 +35,7 @@ export function readDeclaredBodyInOneBuffer(
   };
   Object.defineProperties(request, {
     arrayBuffer: { value: () => read().then((bytes) => bytes.buffer) },
-    text: { value: () => read().then((bytes) => new TextDecoder().decode(bytes)) },
+    text: { value: () => read().then((bytes) => UTF8.decode(bytes)) },
   });
   return request;
 }
