@@ -6,12 +6,13 @@
  * every list). Every LIMIT of every plan takes its parameter as an expression instead.
  */
 import type Database from 'better-sqlite3';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { SearchPlan } from '../domain/search.ts';
 import type { EmailFilter } from '../domain/types.ts';
 import { pageQuery } from './page-query.ts';
 import type { Statements } from './statements.ts';
 import { openStore } from './store.ts';
+import { storedEmail } from '../test-helpers/stored-email.ts';
 
 /** Records every SQL text the page query runs; each answers no rows and a dense sample. */
 function recording(): { sql: Statements; texts: string[] } {
@@ -94,6 +95,8 @@ describe('page query statements', () => {
   });
 
   it('samples the matches of a search once until new mail is stored', () => {
+    // The plans read from the database (a first page would otherwise be chosen in memory).
+    const SQL_ONLY = { memory: false };
     let newestRowid = 400;
     const texts: string[] = [];
     const statement = (text: string) => {
@@ -120,18 +123,18 @@ describe('page query statements', () => {
     } as unknown as Statements;
     const samples = () => texts.filter((text) => text.includes('AS found')).length;
     const search = { mailbox: 'box@acme.test', match: '"kalo"' };
-    pageQuery(sql, {}, 'e.id', search, 25).run(true);
+    pageQuery(sql, SQL_ONLY, 'e.id', search, 25).run(true);
     // The next page, another page size, another filter: the same words.
-    pageQuery(sql, {}, 'e.id', search, 10, {
+    pageQuery(sql, SQL_ONLY, 'e.id', search, 10, {
       receivedAt: '2026-01-15T00:00:00.000Z',
       id: 'em_1',
     }).run(true);
-    pageQuery(sql, {}, 'e.id', { ...search, folder: 'inbox' }, 25).run(true);
+    pageQuery(sql, SQL_ONLY, 'e.id', { ...search, folder: 'inbox' }, 25).run(true);
     expect(samples()).toBe(1);
     newestRowid = 401; // new mail
-    pageQuery(sql, {}, 'e.id', search, 25).run(true);
+    pageQuery(sql, SQL_ONLY, 'e.id', search, 25).run(true);
     expect(samples()).toBe(2);
-    pageQuery(sql, {}, 'e.id', { ...search, match: '"lopa"' }, 25).run(true);
+    pageQuery(sql, SQL_ONLY, 'e.id', { ...search, match: '"lopa"' }, 25).run(true);
     expect(samples()).toBe(3);
     // With other filters, the share passing them is probed once too, and the newest rowid
     // read once a page (the sample's read says whether both are current).
@@ -139,12 +142,12 @@ describe('page query statements', () => {
     const newest = () => texts.filter((text) => text.includes('max(seq)')).length;
     const [probed, read] = [probes(), newest()];
     const filtered = { ...search, read: false, starred: true };
-    pageQuery(sql, {}, 'e.id', filtered, 25).run(true);
+    pageQuery(sql, SQL_ONLY, 'e.id', filtered, 25).run(true);
     expect([probes() - probed, newest() - read]).toEqual([1, 1]);
-    pageQuery(sql, {}, 'e.id', filtered, 50).run(true);
+    pageQuery(sql, SQL_ONLY, 'e.id', filtered, 50).run(true);
     expect([probes() - probed, newest() - read]).toEqual([1, 2]);
     newestRowid = 402;
-    pageQuery(sql, {}, 'e.id', filtered, 25).run(true);
+    pageQuery(sql, SQL_ONLY, 'e.id', filtered, 25).run(true);
     expect(probes() - probed).toBe(2);
   });
 
@@ -167,6 +170,48 @@ describe('page query statements', () => {
     // The index's rowid order is the page's: no sort of the matches, read up to the LIMIT.
     expect(plan[0]).toMatch(/^SCAN f VIRTUAL TABLE INDEX/);
     expect(plan[1]).toMatch(/^SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+    expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
+  });
+
+  it('reads the rows of a page chosen in memory by their rowids, newest first, unsorted', () => {
+    const store = openStore();
+    store.directory.createMailbox({
+      address: 'box@acme.test',
+      domain: 'acme.test',
+      displayName: null,
+    });
+    for (let n = 0; n < 3; n += 1)
+      store.emails.insert(
+        storedEmail({
+          id: `em_${n}`,
+          mailbox: 'box@acme.test',
+          from: { address: 'a@partner.test', name: null },
+          to: [],
+          subject: 'kalo',
+          messageId: `<${n}@acme.test>`,
+          receivedAt: new Date(Date.UTC(2026, 0, 1) + n * 60_000).toISOString(),
+        }),
+      );
+    const texts: string[] = [];
+    const prepare = store.db.prepare.bind(store.db);
+    vi.spyOn(store.db, 'prepare').mockImplementation((text: string) => {
+      texts.push(text);
+      return prepare(text);
+    });
+    const page = store.emails.list(
+      { mailbox: 'box@acme.test', match: '"kalo"', starred: false },
+      2,
+    );
+    expect(page.emails.map((e) => e.id)).toEqual(['em_2', 'em_1']);
+    const rows = texts.find((text) => text.includes('json_each'));
+    expect(rows).toBeDefined();
+    const plan = (
+      store.db.prepare(`EXPLAIN QUERY PLAN ${rows}`).all({ seqs: '[3, 2, 1]' }) as {
+        detail: string;
+      }[]
+    ).map((row) => row.detail);
+    store.close();
+    expect(plan[0]).toMatch(/^SEARCH e USING INTEGER PRIMARY KEY \(rowid=\?\)/);
     expect(plan.join('\n')).not.toMatch(/TEMP B-TREE/);
   });
 });

@@ -15,6 +15,7 @@ import {
 } from '../domain/search.ts';
 import type { EmailFilter, ListPosition } from '../domain/types.ts';
 import type Database from 'better-sqlite3';
+import { searchMemory } from './search-memory.ts';
 import type { Statements } from './statements.ts';
 
 /**
@@ -26,6 +27,11 @@ export interface SearchTuning {
   rangeRows?: number;
   /** Told the plan whose rows a page is: the one asked for, or the filter plan after a range. */
   answeredBy?: (plan: SearchPlan) => void;
+  /**
+   * false: the newest plan reads its matches and their flags from the database, never from
+   * memory (search-memory.ts), as before it.
+   */
+  memory?: boolean;
 }
 
 /**
@@ -82,17 +88,21 @@ export function pageQuery(
 ): PageQuery {
   const where = ['e.mailbox = @mailbox'];
   const params: Record<string, string | number> = { mailbox: filter.mailbox, limit: limit + 1 };
+  // The same mailbox, folder, read and starred, for the newest plan read from memory.
+  const flags: EmailFilter = { mailbox: filter.mailbox };
   if (filter.folder !== undefined) {
     where.push('e.folder = @folder');
-    params.folder = filter.folder;
+    params.folder = flags.folder = filter.folder;
   }
   if (filter.read !== undefined) {
     where.push('e.read = @read');
     params.read = filter.read ? 1 : 0;
+    flags.read = filter.read;
   }
   if (filter.starred !== undefined) {
     where.push('e.starred = @starred');
     params.starred = filter.starred ? 1 : 0;
+    flags.starred = filter.starred;
   }
   if (filter.fromContains !== undefined) {
     where.push('instr(e.from_search, @fromContains) > 0');
@@ -143,6 +153,14 @@ export function pageQuery(
         rows,
         (newestRowid) => walkShare(sql, filter, others, params, newestRowid),
         after === undefined,
+        // The newest plan from memory: a first page filtered by folder, read and starred only.
+        after === undefined &&
+          filter.fromContains === undefined &&
+          filter.subjectContains === undefined &&
+          filter.receivedFrom === undefined &&
+          filter.receivedBefore === undefined
+          ? flags
+          : undefined,
       ),
   };
 }
@@ -254,9 +272,21 @@ function searchPage(
   rows: (sql: string, shape: RowShape, extra?: Record<string, string | number>) => unknown[],
   walk: (newestRowid: number) => WalkShare,
   fromNewest: boolean,
+  flagsOnly: EmailFilter | undefined,
 ): unknown[] {
   let plan = tuning.plan;
   let walkRows = tuning.rangeRows;
+  if (
+    (plan === undefined || plan === 'newest') &&
+    flagsOnly !== undefined &&
+    tuning.memory !== false
+  ) {
+    const page = memoryPage(sql, columns, flagsOnly, match, pageRows, shape);
+    if (page !== undefined) {
+      tuning.answeredBy?.('newest');
+      return page;
+    }
+  }
   if (plan === 'newest') {
     const page = newestPage(columns, filters, shape, rows, match);
     if (page !== undefined) {
@@ -306,6 +336,29 @@ function searchPage(
     shape,
     { match },
   );
+}
+
+/** The rows of the emails at the given rowids (a JSON array), in the order of the rowids, descending. */
+const ROWS_AT = (columns: string) =>
+  `SELECT ${columns} FROM emails e WHERE e.seq IN (SELECT value FROM json_each(@seqs))
+     ORDER BY e.seq DESC`;
+
+/**
+ * The newest plan's page with its rows chosen in memory (search-memory.ts): the same rows as
+ * newestPage gives, read by their rowids; undefined where newestPage would give way, or where
+ * the memory cannot tell (inside a transaction, or past its budgets).
+ */
+function memoryPage(
+  sql: Statements,
+  columns: string,
+  filter: EmailFilter,
+  match: string,
+  pageRows: number,
+  shape: RowShape,
+): unknown[] | undefined {
+  const seqs = searchMemory(sql)?.page(filter, match, pageRows);
+  if (seqs === undefined || seqs.length === 0) return seqs;
+  return shaped(sql.get(ROWS_AT(columns)), shape).all({ seqs: JSON.stringify(seqs) });
 }
 
 /**

@@ -7,7 +7,7 @@ import type Database from 'better-sqlite3';
 export class Statements {
   private readonly cache = new Map<string, Database.Statement>();
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(readonly db: Database.Database) {}
 
   get(sql: string): Database.Statement {
     let statement = this.cache.get(sql);

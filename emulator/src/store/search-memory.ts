@@ -1,0 +1,338 @@
+/**
+ * The newest search plan's rows chosen in memory (page-query.ts, domain/search.ts; issue 31
+ * item 1). The SQL newest plan reads the newest matches from the full-text index and looks up
+ * each one's row to test its mailbox, folder, read and starred flags: a frequent word filtered
+ * by a flag few emails have (starred: one in eleven over the bench's mailbox) read hundreds of
+ * rows to list 26, about twice an unfiltered search's CPU. Here the same matches and the same
+ * flags are read from memory, and only the page's own rows from the database:
+ * - `EmailFlags`: every email's mailbox, folder, read, starred and late flag, by rowid (seq),
+ *   kept equal to the table by a log that temporary triggers write in the writing transaction
+ *   (so a rollback takes its entries with it), read only outside a transaction, when every
+ *   entry there is committed;
+ * - match lists: each MATCH expression's newest matches (rowids, descending), read from the
+ *   index in chunks as pages need more, and kept while the text they were read from stands: an
+ *   email's indexed text is written with the email and never changed, rowids are never reused
+ *   (AUTOINCREMENT), so mail stored since is read above the list's top, and a deleted email's
+ *   rowid, still in a list, is skipped as the flags no longer hold it.
+ * The page is the newest plan's: the first rows, in rowid order, that pass the filters, given
+ * up (undefined) when one of them is late, exactly as the SQL plan gives them.
+ */
+import type Database from 'better-sqlite3';
+import type { EmailFilter } from '../domain/types.ts';
+import type { Statements } from './statements.ts';
+
+/** A folder's code in the flags (the five of migration 001's CHECK); 7 for any other. */
+const FOLDER_CODES: Readonly<Record<string, number>> = {
+  inbox: 0,
+  sent: 1,
+  archive: 2,
+  spam: 3,
+  trash: 4,
+};
+const FOLDER_BITS = 7;
+const READ = 8;
+const STARRED = 16;
+const LATE = 32;
+
+/** An email's flags as one number, computed by SQLite from its row. */
+const FLAGS = `((CASE folder WHEN 'inbox' THEN 0 WHEN 'sent' THEN 1 WHEN 'archive' THEN 2
+  WHEN 'spam' THEN 3 WHEN 'trash' THEN 4 ELSE 7 END) | ((read = 1) << 3) | ((starred = 1) << 4)
+  | ((late <> 0) << 5))`;
+
+/** The log of emails written (by rowid), this connection's own, never in the database file. */
+const LOG = 'temp.mailtwin_email_writes';
+
+/** Limits: memory held, rows read a request, log entries replayed before a rebuild. */
+export interface SearchMemoryLimits {
+  /** Matches read from the index at a time, the first time (doubled each further read). */
+  chunk: number;
+  /** Matches read from the index by one page before it gives way to the SQL plans. */
+  readBudget: number;
+  /** Matches tested by one page before it gives way. */
+  scanBudget: number;
+  /** Mail stored since a list was read above which the list is read again from the top. */
+  rereadAbove: number;
+  /** Log entries beyond which the flags are read again whole. */
+  rebuildAfter: number;
+  /** Log entries kept before the log is emptied. */
+  logCap: number;
+  /** Matches kept in all lists. */
+  maxRows: number;
+}
+
+export const SEARCH_MEMORY_LIMITS: SearchMemoryLimits = {
+  chunk: 512,
+  readBudget: 16_384,
+  scanBudget: 262_144,
+  rereadAbove: 4_096,
+  rebuildAfter: 4_096,
+  logCap: 65_536,
+  maxRows: 2_000_000,
+};
+
+/** A MATCH expression's matches with rowids in (the last row, `high`], newest first. */
+interface MatchList {
+  rows: number[];
+  high: number;
+  /** Every match at or below `high` is in `rows`. */
+  complete: boolean;
+}
+
+/** Every email's mailbox and flags by rowid, kept equal to the table (see the module's note). */
+class EmailFlags {
+  /** The mailbox's number + 1 by rowid; 0 where no email is. */
+  private box = new Int32Array(0);
+  private bits = new Uint8Array(0);
+  private readonly numbers = new Map<string, number>();
+  /** The last log entry applied. */
+  private applied = 0;
+  /** Writes the triggers reported, and their count when the flags were last brought up to date. */
+  private written = 0;
+  private synced = -1;
+  /** The highest rowid of an email seen: the index holds the text of every email up to it. */
+  newest = 0;
+  /**
+   * Changes when the flags are read again whole, or an email appears at or below `newest`
+   * (never, while rowids are AUTOINCREMENT's): the match lists are read again too.
+   */
+  generation = 0;
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly sql: Statements,
+    private readonly limits: SearchMemoryLimits,
+  ) {
+    const reported = 'mailtwin_email_written';
+    db.function(reported, () => {
+      this.written += 1;
+      return null;
+    });
+    db.exec(`CREATE TEMP TABLE IF NOT EXISTS mailtwin_email_writes (
+      n INTEGER PRIMARY KEY, seq INTEGER NOT NULL)`);
+    const log = (row: string) =>
+      `BEGIN INSERT INTO ${LOG} (seq) VALUES ${row}; SELECT ${reported}(); END`;
+    db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS mailtwin_email_inserted AFTER INSERT ON main.emails
+      ${log('(NEW.seq)')}`);
+    db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS mailtwin_email_deleted AFTER DELETE ON main.emails
+      ${log('(OLD.seq)')}`);
+    db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS mailtwin_email_updated
+      AFTER UPDATE OF seq, mailbox, folder, read, starred, late ON main.emails
+      ${log('(OLD.seq), (NEW.seq)')}`);
+  }
+
+  /** Brings the flags up to date; false inside a transaction, whose writes may yet be undone. */
+  sync(): boolean {
+    if (this.db.inTransaction) return false;
+    const written = this.written;
+    if (written === this.synced) return true;
+    const entries = this.sql
+      .get(`SELECT n, seq FROM ${LOG} WHERE n > ? ORDER BY n`)
+      .raw(true)
+      .all(this.applied) as [number, number][];
+    if (this.synced < 0 || entries.length > this.limits.rebuildAfter) this.rebuild();
+    else for (const [, seq] of entries) this.refresh(seq);
+    const last = entries.at(-1);
+    if (last !== undefined) this.applied = last[0];
+    if (this.applied > this.limits.logCap) {
+      // Entries are numbered from the highest kept: all gone, they start again from 1.
+      this.sql.get(`DELETE FROM ${LOG}`).run();
+      this.applied = 0;
+    }
+    this.synced = written;
+    return true;
+  }
+
+  /** The number of a mailbox that holds or held email; undefined for one that never did. */
+  mailbox(address: string): number | undefined {
+    return this.numbers.get(address);
+  }
+
+  /** The flags of the email at `seq` if it is in mailbox number `box`, else -1. */
+  flagsIn(seq: number, box: number): number {
+    return this.box[seq] === box + 1 ? (this.bits[seq] as number) : -1;
+  }
+
+  private rebuild(): void {
+    const rows = this.sql.get(`SELECT seq, mailbox, ${FLAGS} FROM emails`).raw(true).all() as [
+      number,
+      string,
+      number,
+    ][];
+    const top = rows.reduce((high, [seq]) => Math.max(high, seq), 0);
+    this.box = new Int32Array(top + 1);
+    this.bits = new Uint8Array(top + 1);
+    for (const [seq, mailbox, flags] of rows) this.set(seq, mailbox, flags);
+    this.newest = Math.max(this.newest, top);
+    this.generation += 1;
+  }
+
+  private refresh(seq: number): void {
+    const row = this.sql
+      .get(`SELECT mailbox, ${FLAGS} FROM emails WHERE seq = ?`)
+      .raw(true)
+      .get(seq) as [string, number] | undefined;
+    if (row === undefined) {
+      if (seq < this.box.length) this.box[seq] = 0;
+      return;
+    }
+    if (seq <= this.newest && !(this.box[seq] ?? 0)) this.generation += 1;
+    this.set(seq, row[0], row[1]);
+    this.newest = Math.max(this.newest, seq);
+  }
+
+  private set(seq: number, mailbox: string, flags: number): void {
+    if (seq >= this.box.length) {
+      const size = Math.max(seq + 1, this.box.length * 2);
+      const box = new Int32Array(size);
+      box.set(this.box);
+      const bits = new Uint8Array(size);
+      bits.set(this.bits);
+      this.box = box;
+      this.bits = bits;
+    }
+    let number = this.numbers.get(mailbox);
+    if (number === undefined) this.numbers.set(mailbox, (number = this.numbers.size));
+    this.box[seq] = number + 1;
+    this.bits[seq] = flags;
+  }
+}
+
+/** The newest matches of each MATCH expression and every email's flags, per database. */
+export class SearchMemory {
+  private readonly flags: EmailFlags;
+  private readonly lists = new Map<string, MatchList>();
+  private rowsKept = 0;
+  /** The flags' generation the lists were read at. */
+  private generation = -1;
+
+  constructor(
+    db: Database.Database,
+    private readonly sql: Statements,
+    private readonly limits: SearchMemoryLimits = SEARCH_MEMORY_LIMITS,
+  ) {
+    this.flags = new EmailFlags(db, sql, limits);
+  }
+
+  /**
+   * The rowids of the newest plan's page, newest first: up to `rows` matches of `match` in
+   * the filter's mailbox that pass its folder, read and starred (no other filter may be
+   * given); undefined when one of them is late, inside a transaction, or past the budgets.
+   */
+  page(filter: EmailFilter, match: string, rows: number): number[] | undefined {
+    if (!this.flags.sync()) return undefined;
+    const box = this.flags.mailbox(filter.mailbox);
+    if (box === undefined) return [];
+    let mask = 0;
+    let value = 0;
+    if (filter.folder !== undefined) {
+      const code = FOLDER_CODES[filter.folder];
+      if (code === undefined) return undefined;
+      mask |= FOLDER_BITS;
+      value |= code;
+    }
+    if (filter.read !== undefined) {
+      mask |= READ;
+      if (filter.read) value |= READ;
+    }
+    if (filter.starred !== undefined) {
+      mask |= STARRED;
+      if (filter.starred) value |= STARRED;
+    }
+    const list = this.listOf(match);
+    const kept: number[] = [];
+    let read = 0;
+    let chunk = this.limits.chunk;
+    for (let i = 0; kept.length < rows; i += 1) {
+      if (i === list.rows.length) {
+        if (list.complete) break;
+        if (read >= this.limits.readBudget) return undefined;
+        read += this.readBelow(list, match, chunk);
+        chunk *= 2;
+        i -= 1;
+        continue;
+      }
+      if (i >= this.limits.scanBudget) return undefined;
+      const flags = this.flags.flagsIn(list.rows[i] as number, box);
+      if (flags < 0 || (flags & mask) !== value) continue;
+      if ((flags & LATE) !== 0) return undefined;
+      kept.push(list.rows[i] as number);
+    }
+    return kept;
+  }
+
+  /** The list of `match`, with the matches of mail stored since it was read. */
+  private listOf(match: string): MatchList {
+    if (this.generation !== this.flags.generation) {
+      this.lists.clear();
+      this.rowsKept = 0;
+      this.generation = this.flags.generation;
+    }
+    const newest = this.flags.newest;
+    let list = this.lists.get(match);
+    if (list !== undefined && newest > list.high) {
+      if (newest - list.high > this.limits.rereadAbove) {
+        this.drop(match, list);
+        list = undefined;
+      } else {
+        const above = this.sql
+          .get(
+            `SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match
+               AND rowid > CAST(@high AS INTEGER) AND rowid <= CAST(@newest AS INTEGER)
+               ORDER BY rowid DESC`,
+          )
+          .pluck(true)
+          .all({ match, high: list.high, newest }) as number[];
+        list.rows = above.concat(list.rows);
+        list.high = newest;
+        this.rowsKept += above.length;
+      }
+    }
+    if (list === undefined) {
+      if (this.rowsKept > this.limits.maxRows) {
+        this.lists.clear();
+        this.rowsKept = 0;
+      }
+      list = { rows: [], high: newest, complete: false };
+      this.lists.set(match, list);
+    }
+    return list;
+  }
+
+  /** Reads up to `count` more matches below the list's last; returns how many were read. */
+  private readBelow(list: MatchList, match: string, count: number): number {
+    const below = list.rows.length === 0 ? list.high + 1 : (list.rows.at(-1) as number);
+    const more = this.sql
+      .get(
+        `SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match
+           AND rowid < CAST(@below AS INTEGER) ORDER BY rowid DESC LIMIT @count + 0`,
+      )
+      .pluck(true)
+      .all({ match, below, count }) as number[];
+    for (const row of more) list.rows.push(row);
+    if (more.length < count) list.complete = true;
+    this.rowsKept += more.length;
+    return Math.max(more.length, 1);
+  }
+
+  private drop(match: string, list: MatchList): void {
+    this.lists.delete(match);
+    this.rowsKept -= list.rows.length;
+  }
+}
+
+/** The memory of each database (its statements), made at its first search. */
+const MEMORIES = new WeakMap<Statements, SearchMemory>();
+
+/**
+ * The search memory of `sql`'s database; undefined inside a transaction before it is made (its
+ * triggers, made there, would go with a rollback).
+ */
+export function searchMemory(sql: Statements): SearchMemory | undefined {
+  let memory = MEMORIES.get(sql);
+  if (memory === undefined) {
+    if (sql.db.inTransaction) return undefined;
+    memory = new SearchMemory(sql.db, sql);
+    MEMORIES.set(sql, memory);
+  }
+  return memory;
+}
