@@ -14,6 +14,12 @@ const MESSAGES = Number(process.env.SMTP_MESSAGES ?? 5000);
 const CONNECTIONS = 10;
 /** `SMTP_CPU_PROF=dir npm run bench -- smtp` writes the emulator's CPU profile (`node --cpu-prof`) there. */
 const PROFILE_DIR = process.env.SMTP_CPU_PROF;
+/**
+ * `SMTP_NODE_FLAGS="--max-semi-space-size=32" npm run bench -- smtp`: Node flags for the
+ * emulator's process, for an A/B of V8 settings (printed with the figures); none by default,
+ * so the emulator runs as `mailtwin serve` does.
+ */
+const NODE_FLAGS = (process.env.SMTP_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 
 /** A run's own word, so the API count finds exactly the messages this run sent. */
 const TAG = `smtpbench${Date.now().toString(36)}`;
@@ -30,6 +36,22 @@ async function smtpListening(port: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`nothing listens on SMTP port ${port}`);
+}
+
+/**
+ * Page faults a process took so far (minor faults, /proc), or NaN elsewhere. A figure the
+ * machine's load does not change, unlike CPU time: each fault is the kernel mapping a page the
+ * process touched for the first time (the store growing, V8 promoting objects to new pages),
+ * and on these paravirtualised machines one costs about 14 us of system time (a C loop touching
+ * fresh pages), as much as a few SQL statements.
+ */
+function minorFaultsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return Number(fields[7]);
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /** How many emails of the mailbox carry `tag` in their subject, walking every page. */
@@ -106,6 +128,7 @@ export async function benchSmtp(print: (line: string) => void): Promise<void> {
       process.execPath,
       [
         ...(PROFILE_DIR === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`]),
+        ...NODE_FLAGS,
         MAILTWIN,
         'serve',
         '--port',
@@ -118,6 +141,7 @@ export async function benchSmtp(print: (line: string) => void): Promise<void> {
       { Authorization: `Bearer ${DEMO_SECRET}` },
     );
     await smtpListening(smtpPort);
+    if (NODE_FLAGS.length > 0) print(`emulator run with node ${NODE_FLAGS.join(' ')}`);
     for (const [index, client] of CLIENTS.entries())
       await runClient(server, smtpPort, client, `${TAG}c${index}`, print);
     print(`emulator RSS ${rssMbOf(server.pid).toFixed(0)} MB`);
@@ -156,19 +180,21 @@ async function runClient(
   // Warm the connections and the code paths before timing.
   await Promise.all(Array.from({ length: CONNECTIONS * 2 }, (_, i) => send(-1 - i)));
   const cpuBefore = cpuMsOf(server.pid);
+  const faultsBefore = minorFaultsOf(server.pid);
   const clientBefore = process.cpuUsage();
   const acksBefore = delayedAcks();
   const started = performance.now();
   const results = await Promise.allSettled(Array.from({ length: MESSAGES }, (_, i) => send(i)));
   const seconds = (performance.now() - started) / 1000;
   const cpu = cpuMsOf(server.pid) - cpuBefore;
+  const faults = minorFaultsOf(server.pid) - faultsBefore;
   const used = process.cpuUsage(clientBefore);
   const acks = delayedAcks() - acksBefore;
   transport.close();
   const refused = results.filter((r) => r.status === 'rejected');
   const listed = (await countListed(server.origin, tag)) - CONNECTIONS * 2;
   print(
-    `${client.label}: ${MESSAGES} messages (text and HTML, ~2 KB) over ${CONNECTIONS} pooled connections to ${MAILBOX}: ${(MESSAGES / seconds).toFixed(0)} messages/s (target ≥ 1,000), ${seconds.toFixed(2)} s; CPU a message: emulator ${(cpu / MESSAGES).toFixed(2)} ms, nodemailer (this process, same cores) ${((used.user + used.system) / 1000 / MESSAGES).toFixed(2)} ms; delayed ACKs (machine-wide) ${(acks / MESSAGES).toFixed(2)} a message; refused ${refused.length}${refused.length > 0 ? ` (first: ${String((refused[0] as PromiseRejectedResult).reason)})` : ''}`,
+    `${client.label}: ${MESSAGES} messages (text and HTML, ~2 KB) over ${CONNECTIONS} pooled connections to ${MAILBOX}: ${(MESSAGES / seconds).toFixed(0)} messages/s (target ≥ 1,000), ${seconds.toFixed(2)} s; CPU a message: emulator ${(cpu / MESSAGES).toFixed(2)} ms, nodemailer (this process, same cores) ${((used.user + used.system) / 1000 / MESSAGES).toFixed(2)} ms; emulator page faults a message ${(faults / MESSAGES).toFixed(1)}; delayed ACKs (machine-wide) ${(acks / MESSAGES).toFixed(2)} a message; refused ${refused.length}${refused.length > 0 ? ` (first: ${String((refused[0] as PromiseRejectedResult).reason)})` : ''}`,
   );
   print(
     `  listed by GET /emails afterwards: ${listed} of ${MESSAGES}${listed === MESSAGES ? ' (all)' : ' (MISSING SOME)'}`,
