@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import type { Chaos } from './chaos.ts';
+import { passesOn } from '../http/one-handler.ts';
 import { operationFor } from './operations.ts';
 
 /** The header naming the chaos rule that answered, so a test's log says why it failed. */
@@ -24,5 +25,6 @@ export function chaosMiddleware(chaos: Chaos, prefix: string): MiddlewareHandler
   };
   // No rule for the API (the usual case): passed on with the next handler's own promise, where
   // an async handler made one more of its own for every request (issue 31 item 1).
-  return (c, next) => (chaos.covers('http') ? withRules(c, next) : next());
+  // With rules too, it answers or passes on and never looks at the rest's answer.
+  return passesOn((c, next) => (chaos.covers('http') ? withRules(c, next) : next()));
 }

@@ -4,6 +4,7 @@ import { lookupOf, secretMatches } from '../domain/api-key-secrets.ts';
 import { mailboxesKeyMayTouch, type Access } from '../domain/access.ts';
 import type { Store } from '../store/store.ts';
 import { DecidedAccess } from './decided-access.ts';
+import { passesOn } from './one-handler.ts';
 
 export type ApiEnv = {
   Variables: {
@@ -34,7 +35,7 @@ const KEY_ELSEWHERE = ['api_key', 'apikey', 'apiKey', 'key', 'token', 'access_to
 export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
   const decided = new DecidedAccess();
   // Not async: a request passes with the next handler's own promise, one fewer a request.
-  return (c, next) => {
+  return passesOn((c, next) => {
     const header = c.req.header('authorization');
     const bearer = header === undefined ? undefined : /^Bearer[ ]+(\S+)\s*$/i.exec(header)?.[1];
     if (bearer === undefined) {
@@ -76,5 +77,5 @@ export function requireApiKey(store: Store): MiddlewareHandler<ApiEnv> {
     decided.set(bearer, access);
     c.set('access', access);
     return next();
-  };
+  });
 }

@@ -1,6 +1,7 @@
 import ipaddr from 'ipaddr.js';
 import type { MiddlewareHandler } from 'hono';
 import { ApiError, quoteForMessage } from '../errors.ts';
+import { passesOn } from './one-handler.ts';
 
 /** `--allowed-hosts`: the extra names served, or `'all'` to serve any `Host` (no check). */
 export type AllowedHosts = 'all' | readonly string[];
@@ -72,7 +73,7 @@ const CACHE_LIMIT = 64;
  * once, ahead of every route: API, control plane, dashboard, docs, spec and `/content`.
  */
 export function hostCheck(policy: HostPolicy): MiddlewareHandler {
-  if (policy.allowed === 'all') return (_c, next) => next();
+  if (policy.allowed === 'all') return passesOn((_c, next) => next());
   const decided = new Map<string, boolean>();
   const allowed = (authority: string) => {
     let verdict = decided.get(authority);
@@ -83,7 +84,7 @@ export function hostCheck(policy: HostPolicy): MiddlewareHandler {
     return verdict;
   };
   // Not async: a request passes with the next handler's own promise, one fewer a request.
-  return (c, next) => {
+  return passesOn((c, next) => {
     const header = c.req.header('host');
     const url = c.req.url;
     // Node builds the URL from the Host header, or from an absolute request target, which a
@@ -98,7 +99,7 @@ export function hostCheck(policy: HostPolicy): MiddlewareHandler {
       if (!allowed(authority)) refuse(authority);
     }
     return next();
-  };
+  });
 }
 
 /**

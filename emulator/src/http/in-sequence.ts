@@ -1,4 +1,5 @@
 import type { Env, MiddlewareHandler } from 'hono';
+import { isPassingOn, passesOn } from './one-handler.ts';
 
 /**
  * Middleware run in the order given as one: each is called with a `next` that calls the one
@@ -8,12 +9,13 @@ import type { Env, MiddlewareHandler } from 'hono';
  * that only checks and passes on (returning `next()`) costs a call, and a member's own answer
  * becomes the context's response as Hono's layer would make it. One difference: an error thrown
  * by a member is not rendered at its own layer but passes through the members before it to the
- * layer of the whole, where Hono renders it with the same `onError`, as the same answer.
+ * layer of the whole, where Hono renders it with the same `onError`, as the same answer. When
+ * every member passes on (one-handler.ts), so does the sequence.
  */
 export function inSequence<E extends Env>(
   ...members: MiddlewareHandler<E>[]
 ): MiddlewareHandler<E> {
-  return (c, next) => {
+  const sequence: MiddlewareHandler<E> = (c, next) => {
     const run = (i: number): Promise<void> => {
       const member = members[i];
       if (member === undefined) return next();
@@ -27,4 +29,5 @@ export function inSequence<E extends Env>(
     };
     return run(0);
   };
+  return members.every(isPassingOn) ? passesOn(sequence) : sequence;
 }

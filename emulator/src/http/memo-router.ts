@@ -2,6 +2,7 @@ import type { Result, Router } from 'hono/router';
 import { RegExpRouter } from 'hono/router/reg-exp-router';
 import { SmartRouter } from 'hono/router/smart-router';
 import { TrieRouter } from 'hono/router/trie-router';
+import { asOneHandler } from './one-handler.ts';
 
 /** Enough for every path of a client's mix; a path longer than this is matched, not kept. */
 const MAX_KEPT = 1024;
@@ -13,7 +14,9 @@ const MAX_PATH = 256;
  * walks its tree and sorts the handlers it found on every request (the host check, the API's edge
  * and the route), and a client asks the same few paths over and over. A match depends on the
  * routes alone, which are all added before the first request (adding one forgets every match
- * kept), so a kept match is the router's own answer. Hono only reads a match.
+ * kept), so a kept match is the router's own answer. Hono only reads a match. A match whose
+ * handlers all pass on but the last is given as one handler that runs them in turn
+ * (one-handler.ts), so Hono calls it directly instead of composing them for every request.
  */
 export class MemoRouter<T> implements Router<T> {
   name = 'MemoRouter';
@@ -31,11 +34,11 @@ export class MemoRouter<T> implements Router<T> {
   }
 
   match(method: string, path: string): Result<T> {
-    if (path.length > MAX_PATH) return this.router.match(method, path);
+    if (path.length > MAX_PATH) return asOneHandler(this.router.match(method, path));
     const key = `${method} ${path}`;
     let result = this.kept.get(key);
     if (result === undefined) {
-      result = this.router.match(method, path);
+      result = asOneHandler(this.router.match(method, path));
       if (this.kept.size >= MAX_KEPT) this.kept.clear();
       this.kept.set(key, result);
     }

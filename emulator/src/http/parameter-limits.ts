@@ -2,6 +2,7 @@ import type { MiddlewareHandler } from 'hono';
 import { ApiError, ERROR_STATUS, type ErrorCode } from '../errors.ts';
 import type { OpenApiDocument } from '../spec.ts';
 import { pathnameOf, queriesOf } from './request-url.ts';
+import { passesOn } from './one-handler.ts';
 
 type Json = Record<string, unknown>;
 
@@ -54,7 +55,7 @@ export function parameterLimits(spec: OpenApiDocument, basePath: string): Middle
     return operation !== undefined && operation.bounded.length > 0 ? { operation, segments } : null;
   };
   // Not async: a request passes with its route's own promise, one fewer a request.
-  return (c, next) => {
+  return passesOn((c, next) => {
     const pathname = pathnameOf(c.req.url);
     let bounded: Bounded | null | undefined;
     if (pathname.length > MAX_KEPT_PATH) bounded = checksOf(c.req.method, pathname);
@@ -69,7 +70,7 @@ export function parameterLimits(spec: OpenApiDocument, basePath: string): Middle
     }
     if (bounded !== null) check(c, bounded.operation, bounded.segments);
     return next();
-  };
+  });
 }
 
 /** An operation with bounded parameters, and the path's segments that name it. */

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import { ApiError } from '../errors.ts';
 import { describeRateLimit, type SlidingWindowLimiter } from '../domain/rate-limit.ts';
 import type { ApiEnv } from './auth.ts';
+import { passesOn } from './one-handler.ts';
 
 /**
  * D-38: 429 `rate_limited` with `Retry-After` once a key has used its requests in the window.
@@ -12,7 +13,7 @@ import type { ApiEnv } from './auth.ts';
  */
 export function rateLimit(limiter: SlidingWindowLimiter, clock: Clock): MiddlewareHandler<ApiEnv> {
   // Not async: a request passes with the next handler's own promise, one fewer a request.
-  return (c, next) => {
+  return passesOn((c, next) => {
     // No limit (the default, until the control plane sets one): nothing to count, no time read.
     if (limiter.limit === null) return next();
     const decision = limiter.take(c.get('access').key.id, clock.now().getTime());
@@ -27,5 +28,5 @@ export function rateLimit(limiter: SlidingWindowLimiter, clock: Clock): Middlewa
       );
     }
     return next();
-  };
+  });
 }

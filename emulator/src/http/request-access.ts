@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Access } from '../domain/access.ts';
 import type { ApiEnv } from './auth.ts';
+import { passesOn } from './one-handler.ts';
 
 type WithContext = Request & Partial<Record<symbol, Context<ApiEnv>>>;
 
@@ -25,9 +26,9 @@ export class AccessByRequest {
    * refusal thrown after the key was accepted still names the key).
    */
   recorder(): MiddlewareHandler<ApiEnv> {
-    return (c, next) => {
+    return passesOn((c, next) => {
       (c.req.raw as WithContext)[this.slot] = c;
       return next();
-    };
+    });
   }
 }

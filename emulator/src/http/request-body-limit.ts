@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { passesOn } from './one-handler.ts';
 
 /** D-27's default: 25 MiB (`--max-request-bytes`, AppDeps.maxRequestBytes). */
 export const DEFAULT_MAX_REQUEST_BYTES = 25 * 1024 * 1024;
@@ -19,11 +20,12 @@ export interface BodyLimitOptions {
  */
 export function requestBodyLimit(options: BodyLimitOptions): MiddlewareHandler {
   const countingLimit = bodyLimit(options);
-  return (c, next) => {
+  // Hono's, for a body of no declared length, reads it, then passes on or refuses: no more.
+  return passesOn((c, next) => {
     if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
     const length = c.req.header('content-length');
     if (length !== undefined && c.req.header('transfer-encoding') === undefined)
       return Number.parseInt(length || '0', 10) > options.maxSize ? options.onError() : next();
     return countingLimit(c, next);
-  };
+  });
 }

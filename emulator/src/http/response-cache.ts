@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { DataVersion } from '../store/data-version.ts';
 import type { AnswerSlot, ApiEnv } from './auth.ts';
+import { passesOn } from './one-handler.ts';
 
 /** What `c.json` sends, so a ready answer carries the same header. */
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -42,7 +43,7 @@ export class ResponseCache {
   readonly counts = { hits: 0, misses: 0 };
 
   middleware(version: DataVersion): MiddlewareHandler<ApiEnv> {
-    return (c, next) => {
+    return passesOn((c, next) => {
       if (c.req.method !== 'GET') return next();
       const now = version.current();
       if (now !== this.seenVersion) this.forget(now);
@@ -56,7 +57,7 @@ export class ResponseCache {
       this.counts.misses += 1;
       c.set('keepAnswer', new Slot(this, key, now));
       return next();
-    };
+    });
   }
 
   /**
