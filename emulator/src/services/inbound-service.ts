@@ -152,7 +152,7 @@ export class InboundService {
       await nextTurn();
       this.store.transaction(() => {
         this.requireMailbox(placement.mailbox); // still there: a reset or a tenant's deletion
-        this.store.emails.insert(email, attachments, raw);
+        this.store.emails.insert(email, attachments, raw, { inCallersTransaction: true });
         this.stored(email, () => staged);
       });
       return { email, detail: () => detail };
@@ -214,6 +214,10 @@ export class InboundService {
     }
   }
 
+  /**
+   * Places and stores an email and tells of it; always called inside a transaction of the
+   * store, rolled back whole if this throws (the email takes no savepoint of its own).
+   */
   private deliver(
     placement: Placement,
     content: MessageContent,
@@ -222,7 +226,7 @@ export class InboundService {
     fixed: FixedIds = {},
   ): Email {
     const email = this.place(placement, content, attachments, fixed);
-    this.store.emails.insert(email, attachments, raw);
+    this.store.emails.insert(email, attachments, raw, { inCallersTransaction: true });
     this.stored(email);
     return email;
   }

@@ -87,6 +87,9 @@ export interface JsonPage {
 const INDEX_EMAIL =
   'INSERT INTO emails_fts (rowid, subject, sender, recipients, body) VALUES (?, ?, ?, ?, ?)';
 
+/** Runs `work` as it is, in the transaction its caller holds (EmailStore.insert). */
+const inWork = (work: () => void): void => work();
+
 /** An email's row of the search index, left to `indexAfter`: written if `id` is still at its rowid. */
 interface LaterIndexRow {
   id: string;
@@ -189,9 +192,20 @@ export class EmailStore {
 
   /**
    * Stores a new email with its attachments, atomically; `raw`, its raw message when it has
-   * one, or the bytes `stageRaw` wrote for it.
+   * one, or the bytes `stageRaw` wrote for it. `inCallersTransaction`: the caller runs this in
+   * a transaction (or savepoint) of its own that is rolled back whole if this throws, so the
+   * email takes no savepoint of its own, where nested in the caller's it was a second one for
+   * every message SMTP stores (issue 31 item 2: a SAVEPOINT and a RELEASE, and the pages they
+   * journal; a few us a message); refused outside a transaction.
    */
-  insert(email: Email, attachments: NewAttachment[] = [], raw?: Uint8Array | StagedRaw): void {
+  insert(
+    email: Email,
+    attachments: NewAttachment[] = [],
+    raw?: Uint8Array | StagedRaw,
+    { inCallersTransaction = false }: { inCallersTransaction?: boolean } = {},
+  ): void {
+    if (inCallersTransaction && !this.db.inTransaction)
+      throw new Error('EmailStore.insert: inCallersTransaction outside a transaction');
     const staged = raw !== undefined && 'stagedFor' in raw ? raw : undefined;
     if (staged !== undefined && staged.stagedFor !== email.id)
       throw new Error(`raw bytes staged for ${staged.stagedFor}, not ${email.id}`);
@@ -200,7 +214,7 @@ export class EmailStore {
     const starred = email.starred ? 1 : 0;
     const toJson = JSON.stringify(email.to);
     const ccJson = JSON.stringify(email.cc);
-    this.inTransaction(() => {
+    (inCallersTransaction ? inWork : this.inTransaction)(() => {
       // The summary's JSON is rendered by the same SQL function from the values the row is
       // written with, in the INSERT, where an UPDATE after it read the row back and wrote it
       // again (issue 31 item 2): the function is given them as SQLite holds them, as before.
