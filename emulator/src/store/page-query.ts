@@ -338,9 +338,12 @@ function searchPage(
   );
 }
 
-/** The rows of the emails at the given rowids (a JSON array), in the order of the rowids, descending. */
+/**
+ * The rows of the emails at the given rowids (a JSON array), in the order of the rowids,
+ * descending, each with its late flag last.
+ */
 const ROWS_AT = (columns: string) =>
-  `SELECT ${columns} FROM emails e WHERE e.seq IN (SELECT value FROM json_each(@seqs))
+  `SELECT ${columns}, e.late FROM emails e WHERE e.seq IN (SELECT value FROM json_each(@seqs))
      ORDER BY e.seq DESC`;
 
 /**
@@ -358,7 +361,12 @@ function memoryPage(
 ): unknown[] | undefined {
   const seqs = searchMemory(sql)?.page(filter, match, pageRows);
   if (seqs === undefined || seqs.length === 0) return seqs;
-  return shaped(sql.get(ROWS_AT(columns)), shape).all({ seqs: JSON.stringify(seqs) });
+  return withoutLate(
+    shaped(sql.get(ROWS_AT(columns)), shape === 'first' ? true : shape).all({
+      seqs: JSON.stringify(seqs),
+    }),
+    shape,
+  );
 }
 
 /**
@@ -437,6 +445,14 @@ function newestPage(
     shape === 'first' ? true : shape,
     { match },
   );
+  return withoutLate(found, shape);
+}
+
+/**
+ * The newest plan's rows (read with their late flag last; as arrays for the 'first' shape)
+ * without that flag, or undefined when one of them is late: the page is another plan's.
+ */
+function withoutLate(found: unknown[], shape: RowShape): unknown[] | undefined {
   for (const row of found) {
     const late = shape !== false ? (row as unknown[]).pop() : (row as Record<string, unknown>).late;
     if (shape === false) delete (row as Record<string, unknown>).late;
