@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ftsMatchExpression, type SearchPlan } from '../domain/search.ts';
 import type { EmailFilter, Folder } from '../domain/types.ts';
 import { storedEmail } from '../test-helpers/stored-email.ts';
-import { SEARCH_MEMORY_LIMITS } from './search-memory.ts';
+import { SEARCH_MEMORY_LIMITS, searchMemory, type SearchMemory } from './search-memory.ts';
 import { openStore, type Store } from './store.ts';
 
 const MAILBOXES = ['box@acme.test', 'other@acme.test'];
@@ -245,6 +245,40 @@ describe('the newest plan from memory', () => {
     ).toThrow('undone');
     expect(store.emails.list({ ...filter, starred: false }, 10).emails).toHaveLength(0);
     expect(store.emails.list({ ...filter, starred: true }, 10).emails).toHaveLength(1);
+    store.close();
+  });
+
+  it('keeps a bounded number of lists and matches, however many searches are made', () => {
+    Object.assign(SEARCH_MEMORY_LIMITS, { maxLists: 5, maxRows: 30, chunk: 8 });
+    const store = withMailboxes(openStore());
+    const ids: string[] = [];
+    for (let n = 0; n < 40; n += 1)
+      apply(store, ids, {
+        kind: 'insert',
+        email: {
+          mailbox: 'box@acme.test',
+          folder: 'inbox',
+          read: false,
+          starred: false,
+          words: ['kalo'],
+          back: 0,
+        },
+      });
+    const memory = searchMemory(
+      (store.emails as unknown as { sql: Parameters<typeof searchMemory>[0] }).sql,
+    ) as SearchMemory;
+    for (let n = 0; n < 50; n += 1) {
+      // Words that match nothing keep an empty list each (and so does a search of kalo and one of
+      // them, starred, after reading all 40 rows of the index it needs).
+      store.emails.list({ mailbox: 'box@acme.test', match: ftsMatchExpression(`none${n}`) }, 10);
+      if (n % 10 === 9)
+        store.emails.list(
+          { mailbox: 'box@acme.test', match: ftsMatchExpression(`kalo none${n}`), starred: true },
+          10,
+        );
+      expect(memory.kept().lists).toBeLessThanOrEqual(5);
+      expect(memory.kept().rows).toBeLessThanOrEqual(30 + 40);
+    }
     store.close();
   });
 });

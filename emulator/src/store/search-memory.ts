@@ -61,6 +61,8 @@ export interface SearchMemoryLimits {
   logCap: number;
   /** Matches kept in all lists. */
   maxRows: number;
+  /** Lists kept (one a MATCH expression, however few its matches). */
+  maxLists: number;
 }
 
 export const SEARCH_MEMORY_LIMITS: SearchMemoryLimits = {
@@ -71,6 +73,7 @@ export const SEARCH_MEMORY_LIMITS: SearchMemoryLimits = {
   rebuildAfter: 4_096,
   logCap: 65_536,
   maxRows: 2_000_000,
+  maxLists: 4_096,
 };
 
 /** A MATCH expression's matches with rowids in (the last row, `high`], newest first. */
@@ -297,7 +300,7 @@ export class SearchMemory {
       }
     }
     if (list === undefined) {
-      if (this.rowsKept > this.limits.maxRows) {
+      if (this.rowsKept > this.limits.maxRows || this.lists.size >= this.limits.maxLists) {
         this.lists.clear();
         this.rowsKept = 0;
       }
@@ -321,6 +324,11 @@ export class SearchMemory {
     if (more.length < count) list.complete = true;
     this.rowsKept += more.length;
     return Math.max(more.length, 1);
+  }
+
+  /** What is kept, for tests: lists and the matches they hold. */
+  kept(): { lists: number; rows: number } {
+    return { lists: this.lists.size, rows: this.rowsKept };
   }
 
   private drop(match: string, list: MatchList): void {
