@@ -148,7 +148,7 @@ function apply(store: Store, ids: string[], w: Write): string | undefined {
 describe('the newest plan from memory', () => {
   it('gives the pages the database gives after any writes', () => {
     // Small reads, so that lists are read in several chunks, extended above and read again.
-    Object.assign(SEARCH_MEMORY_LIMITS, { chunk: 2, rereadAbove: 3, rebuildAfter: 4, logCap: 20 });
+    Object.assign(SEARCH_MEMORY_LIMITS, { chunk: 1, rereadAbove: 3, rebuildAfter: 4, logCap: 20 });
     let fromMemory = 0;
     fc.assert(
       fc.property(
@@ -249,7 +249,7 @@ describe('the newest plan from memory', () => {
   });
 
   it('keeps a bounded number of lists and matches, however many searches are made', () => {
-    Object.assign(SEARCH_MEMORY_LIMITS, { maxLists: 5, maxRows: 30, chunk: 8 });
+    Object.assign(SEARCH_MEMORY_LIMITS, { maxLists: 5, maxRows: 30, chunk: 1 });
     const store = withMailboxes(openStore());
     const ids: string[] = [];
     for (let n = 0; n < 40; n += 1)
