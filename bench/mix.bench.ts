@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { createServices, defaultDeps } from '../emulator/src/app.ts';
 import { openStore } from '../emulator/src/store/store.ts';
 import { fillMailbox, seeded, vocabulary } from './corpus.ts';
-import { cpuMsOf, startChild, type ChildServer } from './processes.ts';
+import { cpuMsOf, minorFaultsOf, startChild, type ChildServer } from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAILTWIN = join(ROOT, 'bin/mailtwin.js');
@@ -191,10 +191,10 @@ interface Target {
   base: string;
   mix: MixRequest[];
   auth: string;
-  runs: (MixResult & { cpuMsPerRequest: number })[];
+  runs: (MixResult & { cpuMsPerRequest: number; faultsPerRequest: number })[];
 }
 
-/** Means over a target's rounds: req/s, worst p99, CPU per request of its process. */
+/** Means over a target's rounds: req/s, worst p99, CPU and page faults per request of its process. */
 function summary(t: Target) {
   const mean = (f: (r: Target['runs'][number]) => number) =>
     t.runs.reduce((s, r) => s + f(r), 0) / Math.max(1, t.runs.length);
@@ -202,6 +202,7 @@ function summary(t: Target) {
     rps: mean((r) => r.rps),
     p99Ms: Math.max(...t.runs.map((r) => r.p99Ms)),
     cpuMs: mean((r) => r.cpuMsPerRequest),
+    faults: mean((r) => r.faultsPerRequest),
     non2xx: t.runs.reduce((s, r) => s + r.non2xx + r.errors, 0),
   };
 }
@@ -335,7 +336,7 @@ export async function benchMix(print: (line: string) => void): Promise<void> {
       ),
     };
     print(
-      `autocannon ${CONNECTIONS} connections, ${SECONDS} s a server, the servers in turn after a ${WARM_SECONDS} s warm-up each, ${ROUNDS} round(s), every other round in reverse order; CPU is the server process's own per request:`,
+      `autocannon ${CONNECTIONS} connections, ${SECONDS} s a server, the servers in turn after a ${WARM_SECONDS} s warm-up each, ${ROUNDS} round(s), every other round in reverse order; CPU and minor page faults are the server process's own per request, CPU per round in brackets:`,
     );
     // A fresh process runs its first requests unoptimised; each server gets the same warm-up.
     for (const t of Object.values(targets))
@@ -347,9 +348,12 @@ export async function benchMix(print: (line: string) => void): Promise<void> {
       if (round % 2 === 1) inTurn.reverse();
       for (const t of inTurn) {
         const cpuBefore = cpuMsOf(t.server.pid);
+        const faultsBefore = minorFaultsOf(t.server.pid);
         const result = await runMix(t.server.origin, t.base, t.mix, t.auth);
-        const cpuMsPerRequest = (cpuMsOf(t.server.pid) - cpuBefore) / Math.max(1, result.total);
-        t.runs.push({ ...result, cpuMsPerRequest });
+        const requests = Math.max(1, result.total);
+        const cpuMsPerRequest = (cpuMsOf(t.server.pid) - cpuBefore) / requests;
+        const faultsPerRequest = (minorFaultsOf(t.server.pid) - faultsBefore) / requests;
+        t.runs.push({ ...result, cpuMsPerRequest, faultsPerRequest });
       }
     }
     for (const t of Object.values(targets)) await t.server.stop();
@@ -357,7 +361,7 @@ export async function benchMix(print: (line: string) => void): Promise<void> {
       const s = summary(t);
       const note = key === 'bare' || key === 'prism' ? '' : `; ${cacheCounts(t.server)}`;
       print(
-        `  ${t.label}: ${t.runs.map(fmt).join(' / ')}; CPU ${s.cpuMs.toFixed(3)} ms a request${note}`,
+        `  ${t.label}: ${t.runs.map(fmt).join(' / ')}; CPU ${s.cpuMs.toFixed(3)} ms a request (${t.runs.map((r) => r.cpuMsPerRequest.toFixed(3)).join(' / ')}), page faults ${s.faults.toFixed(2)} a request${note}`,
       );
     }
     const ceiling = summary(targets.bare);

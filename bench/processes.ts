@@ -96,3 +96,19 @@ export function cpuMsOf(pid: number): number {
     return Number.NaN;
   }
 }
+
+/**
+ * Page faults a process took so far (minor faults, /proc), or NaN elsewhere. Each is the kernel
+ * mapping a page the process touched for the first time (the store growing, V8 moving objects
+ * to fresh pages); on these paravirtualised machines one costs about 14 us of system time (a C
+ * loop touching fresh pages), as much as a few SQL statements. The count moves with when V8
+ * collects, less with the machine's load than CPU time does.
+ */
+export function minorFaultsOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return Number(fields[7]);
+  } catch {
+    return Number.NaN;
+  }
+}

@@ -3,7 +3,14 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTransport } from 'nodemailer';
-import { cpuMsOf, freePort, rssMbOf, startChild, type ChildServer } from './processes.ts';
+import {
+  cpuMsOf,
+  freePort,
+  minorFaultsOf,
+  rssMbOf,
+  startChild,
+  type ChildServer,
+} from './processes.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const MAILTWIN = join(ROOT, 'bin/mailtwin.js');
@@ -36,22 +43,6 @@ async function smtpListening(port: number): Promise<void> {
     await new Promise((r) => setTimeout(r, 20));
   }
   throw new Error(`nothing listens on SMTP port ${port}`);
-}
-
-/**
- * Page faults a process took so far (minor faults, /proc), or NaN elsewhere. A figure the
- * machine's load does not change, unlike CPU time: each fault is the kernel mapping a page the
- * process touched for the first time (the store growing, V8 promoting objects to new pages),
- * and on these paravirtualised machines one costs about 14 us of system time (a C loop touching
- * fresh pages), as much as a few SQL statements.
- */
-function minorFaultsOf(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return Number(fields[7]);
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** How many emails of the mailbox carry `tag` in their subject, walking every page. */
