@@ -84,6 +84,16 @@ const step = fc.record({ write, searches: fc.array(search, { minLength: 1, maxLe
 type Write = typeof write extends fc.Arbitrary<infer T> ? T : never;
 type NewEmail = typeof newEmail extends fc.Arbitrary<infer T> ? T : never;
 
+/** An unread, unstarred inbox email of box@acme.test whose text is the one word kalo. */
+const PLAIN_KALO: NewEmail = {
+  mailbox: 'box@acme.test',
+  folder: 'inbox',
+  read: false,
+  starred: false,
+  words: ['kalo'],
+  back: 0,
+};
+
 /** Applies `w`; `ids` are the emails stored (some since deleted). Returns the email changed. */
 function apply(store: Store, ids: string[], w: Write): string | undefined {
   // Counted from the newest (fast-check favours small numbers): the emails first pages show.
@@ -216,17 +226,7 @@ describe('the newest plan from memory', () => {
 
   it('gives way inside a transaction, whose writes may yet be undone', () => {
     const store = withMailboxes(openStore());
-    apply(store, [], {
-      kind: 'insert',
-      email: {
-        mailbox: 'box@acme.test',
-        folder: 'inbox',
-        read: false,
-        starred: false,
-        words: ['kalo'],
-        back: 0,
-      },
-    });
+    apply(store, [], { kind: 'insert', email: PLAIN_KALO });
     // Were the flags read from memory there, the email would not be starred yet.
     const filter = { mailbox: 'box@acme.test', match: ftsMatchExpression('kalo') };
     expect(store.emails.list(filter, 10).emails).toHaveLength(1);
@@ -252,18 +252,7 @@ describe('the newest plan from memory', () => {
     Object.assign(SEARCH_MEMORY_LIMITS, { maxLists: 5, maxRows: 30, chunk: 1 });
     const store = withMailboxes(openStore());
     const ids: string[] = [];
-    for (let n = 0; n < 40; n += 1)
-      apply(store, ids, {
-        kind: 'insert',
-        email: {
-          mailbox: 'box@acme.test',
-          folder: 'inbox',
-          read: false,
-          starred: false,
-          words: ['kalo'],
-          back: 0,
-        },
-      });
+    for (let n = 0; n < 40; n += 1) apply(store, ids, { kind: 'insert', email: PLAIN_KALO });
     const memory = searchMemory(
       (store.emails as unknown as { sql: Parameters<typeof searchMemory>[0] }).sql,
     ) as SearchMemory;
