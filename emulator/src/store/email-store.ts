@@ -7,6 +7,7 @@ import type { DataVersion } from './data-version.ts';
 import { QueryCache } from './query-cache.ts';
 import { searchedText } from './search-text.ts';
 import { pageQuery, type SearchTuning } from './page-query.ts';
+import { SUMMARY_TEXT } from './search-memory.ts';
 import type {
   Address,
   Email,
@@ -58,7 +59,7 @@ const LIST_COLUMNS = `e.id, e.mailbox, e.folder, e.read, e.starred, e.from_addre
  * nothing else, each row's value alone (better-sqlite3's pluck: no array a row). A Buffer a
  * row, as a blob gives, cost about four times a string of the same bytes.
  */
-const JSON_COLUMNS = 'CAST(e.summary_json AS TEXT)';
+const JSON_COLUMNS = SUMMARY_TEXT;
 
 /**
  * The SQL function that renders a row's summary JSON from its own columns (summary-json.ts);

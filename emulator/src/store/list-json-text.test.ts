@@ -44,14 +44,28 @@ describe('EmailStore.listJson', () => {
       return rows;
     };
     let page;
+    let fromMemory;
     try {
+      // By the list query (the first page is otherwise the search memory's, search-memory.ts).
+      store.emails.searchTuning = { memory: false };
       page = store.emails.listJson({ mailbox: MAILBOX }, 25);
+      expect(read).toHaveLength(26);
+      expect(read.filter((row) => typeof row !== 'string')).toEqual([]);
+      // From memory: each row's text and its late flag, and the text is a string too.
+      store.emails.searchTuning = {};
+      store.settings.set('list-json-text-test', 'moves the data version');
+      read.length = 0;
+      fromMemory = store.emails.listJson({ mailbox: MAILBOX }, 25);
+      const texts = read.filter(
+        (row) => Array.isArray(row) && row.length === 2 && typeof row[1] === 'number',
+      );
+      expect(texts).toHaveLength(26);
+      expect(texts.filter((row) => typeof (row as unknown[])[0] !== 'string')).toEqual([]);
     } finally {
       statement.all = all;
     }
+    expect({ ...fromMemory, version: '' }).toEqual({ ...page, version: '' });
 
-    expect(read).toHaveLength(26);
-    expect(read.filter((row) => typeof row !== 'string')).toEqual([]);
     const expected = store.emails
       .list({ mailbox: MAILBOX }, 25)
       .emails.map((s) => JSON.stringify(emailSummary(s)))

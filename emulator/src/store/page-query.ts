@@ -15,7 +15,7 @@ import {
 } from '../domain/search.ts';
 import type { EmailFilter, ListPosition } from '../domain/types.ts';
 import type Database from 'better-sqlite3';
-import { searchMemory } from './search-memory.ts';
+import { searchMemory, SUMMARY_TEXT } from './search-memory.ts';
 import type { Statements } from './statements.ts';
 
 /**
@@ -132,11 +132,36 @@ export function pageQuery(
   const rows = (query: string, shape: RowShape, extra: Record<string, string | number> = {}) =>
     shaped(sql.get(query), shape).all({ ...params, ...extra });
   const { match } = filter;
+  // The newest plan from memory: a first page filtered by folder, read and starred only.
+  const flagsOnly =
+    after === undefined &&
+    filter.fromContains === undefined &&
+    filter.subjectContains === undefined &&
+    filter.receivedFrom === undefined &&
+    filter.receivedBefore === undefined
+      ? flags
+      : undefined;
   if (match === undefined)
     return {
       key,
-      run: (shape) =>
-        rows(`SELECT ${columns} FROM emails e WHERE ${filters} ${NEWEST_FIRST}`, shape),
+      run: (shape) => {
+        // A first page of summary texts is the newest plan's too, from memory when it can tell
+        // (search-memory.ts): its emails newest stored first, the texts kept from earlier pages.
+        if (
+          flagsOnly !== undefined &&
+          shape === 'first' &&
+          columns === SUMMARY_TEXT &&
+          tuning.memory !== false &&
+          (tuning.plan === undefined || tuning.plan === 'newest')
+        ) {
+          const page = memoryPage(sql, columns, flagsOnly, undefined, limit + 1, shape);
+          if (page !== undefined) {
+            tuning.answeredBy?.('newest');
+            return page;
+          }
+        }
+        return rows(`SELECT ${columns} FROM emails e WHERE ${filters} ${NEWEST_FIRST}`, shape);
+      },
     };
   return {
     key,
@@ -153,14 +178,7 @@ export function pageQuery(
         rows,
         (newestRowid) => walkShare(sql, filter, others, params, newestRowid),
         after === undefined,
-        // The newest plan from memory: a first page filtered by folder, read and starred only.
-        after === undefined &&
-          filter.fromContains === undefined &&
-          filter.subjectContains === undefined &&
-          filter.receivedFrom === undefined &&
-          filter.receivedBefore === undefined
-          ? flags
-          : undefined,
+        flagsOnly,
       ),
   };
 }
@@ -348,18 +366,32 @@ const ROWS_AT = (columns: string) =>
 
 /**
  * The newest plan's page with its rows chosen in memory (search-memory.ts): the same rows as
- * newestPage gives, read by their rowids; undefined where newestPage would give way, or where
- * the memory cannot tell (inside a transaction, or past its budgets).
+ * newestPage gives, read by their rowids (summary texts kept in memory, where it has them);
+ * undefined where newestPage would give way, or where the memory cannot tell (inside a
+ * transaction, or past its budgets). With no `match`, the newest plan over every email of the
+ * mailbox: the page of the list query, by the same reasoning (late emails, migration 015).
  */
 function memoryPage(
   sql: Statements,
   columns: string,
   filter: EmailFilter,
-  match: string,
+  match: string | undefined,
   pageRows: number,
   shape: RowShape,
 ): unknown[] | undefined {
-  const seqs = searchMemory(sql)?.page(filter, match, pageRows);
+  const memory = searchMemory(sql);
+  if (shape === 'first' && columns === SUMMARY_TEXT)
+    return memory?.summaryPage(
+      filter,
+      match,
+      pageRows,
+      (seqs) =>
+        shaped(sql.get(ROWS_AT(columns)), true).all({ seqs: JSON.stringify(seqs) }) as [
+          string,
+          number,
+        ][],
+    );
+  const seqs = memory?.page(filter, match, pageRows);
   if (seqs === undefined || seqs.length === 0) return seqs;
   return withoutLate(
     shaped(sql.get(ROWS_AT(columns)), shape === 'first' ? true : shape).all({

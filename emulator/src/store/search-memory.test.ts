@@ -6,7 +6,7 @@
  * size, is the filter plan's page and the newest plan's from the database, byte for byte.
  */
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ftsMatchExpression, type SearchPlan } from '../domain/search.ts';
 import type { EmailFilter, Folder } from '../domain/types.ts';
 import { storedEmail } from '../test-helpers/stored-email.ts';
@@ -45,7 +45,18 @@ const change = fc.record(
   { requiredKeys: [] },
 );
 const search = fc.record({
-  q: fc.constantFrom<string>('kalo', 'kalo', 'lopa', 'mira nube', 'sol kalo', 'lop*', 'zzz'),
+  // undefined: no q, a page of the list query (from memory too when it is of summary texts).
+  q: fc.constantFrom<string | undefined>(
+    'kalo',
+    'kalo',
+    'lopa',
+    'mira nube',
+    'sol kalo',
+    'lop*',
+    'zzz',
+    undefined,
+    undefined,
+  ),
   mailbox: fc.constantFrom(...MAILBOXES, ...MAILBOXES, 'none@acme.test'),
   // Each filter as often absent as given, so that pages hold several rows.
   folder: fc.option(folder, { nil: undefined, freq: 2 }),
@@ -70,6 +81,11 @@ const write = fc.oneof(
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sql' as const), at: fc.nat() }) },
+  // SQL that rewrites a summary's text alone, or receives an email earlier and marks it late.
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('text' as const), at: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('late' as const), at: fc.nat() }) },
+  // SQL that moves an email to the other mailbox, received before all its mail (and late).
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('move' as const), at: fc.nat() }) },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -148,6 +164,34 @@ function apply(store: Store, ids: string[], w: Write): string | undefined {
         .prepare("UPDATE emails SET starred = 1 - starred, folder = 'spam' WHERE id = ?")
         .run(id);
     return id;
+  } else if (w.kind === 'text') {
+    const id = pick(w.at);
+    if (id !== undefined)
+      store.db
+        .prepare(
+          "UPDATE emails SET summary_json = replace(summary_json, 'partner', 'Partner') WHERE id = ?",
+        )
+        .run(id);
+    return id;
+  } else if (w.kind === 'late') {
+    const id = pick(w.at);
+    if (id !== undefined)
+      store.db
+        .prepare(
+          "UPDATE emails SET received_at = strftime('%Y-%m-%dT%H:%M:%fZ', received_at, '-30 minutes'), late = 1 WHERE id = ?",
+        )
+        .run(id);
+    return id;
+  } else if (w.kind === 'move') {
+    const id = pick(w.at);
+    if (id !== undefined)
+      store.db
+        .prepare(
+          `UPDATE emails SET mailbox = CASE mailbox WHEN ? THEN ? ELSE ? END,
+             received_at = '2000-01-01T00:00:00.000Z', late = 1 WHERE id = ?`,
+        )
+        .run(MAILBOXES[0], MAILBOXES[1], MAILBOXES[0], id);
+    return id;
   } else {
     store.reset();
     withMailboxes(store);
@@ -160,6 +204,7 @@ describe('the newest plan from memory', () => {
     // Small reads, so that lists are read in several chunks, extended above and read again.
     Object.assign(SEARCH_MEMORY_LIMITS, { chunk: 1, rereadAbove: 3, rebuildAfter: 4, logCap: 20 });
     let fromMemory = 0;
+    let listsFromMemory = 0;
     fc.assert(
       fc.property(
         fc.array(newEmail, { minLength: 10, maxLength: 60, size: 'max' }),
@@ -191,7 +236,7 @@ describe('the newest plan from memory', () => {
             for (const s of searches) {
               const filter: EmailFilter = {
                 mailbox: s.mailbox,
-                match: ftsMatchExpression(s.q),
+                ...(s.q === undefined ? {} : { match: ftsMatchExpression(s.q) }),
                 ...(s.folder === undefined ? {} : { folder: s.folder }),
                 ...(s.read === undefined ? {} : { read: s.read }),
                 ...(s.starred === undefined ? {} : { starred: s.starred }),
@@ -200,7 +245,10 @@ describe('the newest plan from memory', () => {
               store.emails.searchTuning = { answeredBy: (plan) => answered.push(plan) };
               const chosen = store.emails.list(filter, s.limit);
               const json = store.emails.listJson(filter, s.limit);
-              if (answered[0] === 'newest' && chosen.emails.length > 1) fromMemory += 1;
+              if (answered[0] === 'newest' && chosen.emails.length > 1) {
+                if (s.q === undefined) listsFromMemory += 1;
+                else fromMemory += 1;
+              }
               store.emails.searchTuning = { plan: 'filter' };
               expect(store.emails.list(filter, s.limit)).toEqual(chosen);
               store.emails.searchTuning = { plan: 'newest', memory: false };
@@ -222,6 +270,48 @@ describe('the newest plan from memory', () => {
     );
     // Many of the pages compared, of more than one row, were chosen in memory.
     expect(fromMemory).toBeGreaterThan(200);
+    expect(listsFromMemory).toBeGreaterThan(100);
+  });
+
+  it('reads nothing from the database for a first page whose summaries it holds', () => {
+    const store = withMailboxes(openStore());
+    const ids: string[] = [];
+    for (let n = 0; n < 40; n += 1)
+      apply(store, ids, { kind: 'insert', email: { ...PLAIN_KALO, starred: n % 3 === 0 } });
+    const pages: EmailFilter[] = [
+      { mailbox: 'box@acme.test' },
+      { mailbox: 'box@acme.test', starred: true },
+      { mailbox: 'box@acme.test', match: ftsMatchExpression('kalo'), read: false },
+    ];
+    const first = pages.map((filter) => store.emails.listJson(filter, 10));
+    // Statements run from here on, by their SQL.
+    const ran: string[] = [];
+    const statement = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as Record<
+      'all' | 'get' | 'run' | 'iterate',
+      (...args: unknown[]) => unknown
+    >;
+    const { all, get, run, iterate } = statement;
+    const original = { all, get, run, iterate };
+    const spies = (['all', 'get', 'run', 'iterate'] as const).map((method) =>
+      vi.spyOn(statement, method).mockImplementation(function (
+        this: { source: string },
+        ...args: unknown[]
+      ) {
+        ran.push(this.source);
+        return original[method].apply(this, args);
+      }),
+    );
+    try {
+      // Another table written: the data version moves (the page cache is emptied), no email did.
+      store.settings.set('search-memory-test', 'x');
+      ran.length = 0;
+      const again = pages.map((filter) => store.emails.listJson(filter, 10));
+      expect(again.map((page) => page.json)).toEqual(first.map((page) => page.json));
+      expect(ran.filter((source) => source !== 'SELECT total_changes()')).toEqual([]);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    store.close();
   });
 
   it('gives way inside a transaction, whose writes may yet be undone', () => {

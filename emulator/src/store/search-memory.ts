@@ -45,6 +45,12 @@ const FLAGS = `((CASE folder WHEN 'inbox' THEN 0 WHEN 'sent' THEN 1 WHEN 'archiv
 /** The log of emails written (by rowid), this connection's own, never in the database file. */
 const LOG = 'temp.mailtwin_email_writes';
 
+/**
+ * The one column whose values the memory keeps by rowid (`SearchMemory.summaryPage`): an email's
+ * summary as JSON text (migrations 006 and 013), what a page of GET /emails is made of.
+ */
+export const SUMMARY_TEXT = 'CAST(e.summary_json AS TEXT)';
+
 /** Limits: memory held, rows read a request, log entries replayed before a rebuild. */
 export interface SearchMemoryLimits {
   /**
@@ -68,6 +74,10 @@ export interface SearchMemoryLimits {
   maxRows: number;
   /** Lists kept (one a MATCH expression, however few its matches). */
   maxLists: number;
+  /** Summary texts kept (`summaryPage`): about 600 bytes each. */
+  maxSummaries: number;
+  /** Deleted emails' rowids left in the mailboxes' lists before they are made again. */
+  staleAfter: number;
 }
 
 export const SEARCH_MEMORY_LIMITS: SearchMemoryLimits = {
@@ -79,6 +89,8 @@ export const SEARCH_MEMORY_LIMITS: SearchMemoryLimits = {
   logCap: 65_536,
   maxRows: 2_000_000,
   maxLists: 4_096,
+  maxSummaries: 32_768,
+  staleAfter: 4_096,
 };
 
 /** A MATCH expression's matches with rowids in (the last row, `high`], newest first. */
@@ -95,6 +107,19 @@ class EmailFlags {
   private box = new Int32Array(0);
   private bits = new Uint8Array(0);
   private readonly numbers = new Map<string, number>();
+  /**
+   * Each mailbox's rowids (by its number), ascending; a deleted email's stays until the lists
+   * are made again from `box` (`stale`), as it does when an email appears below a list's last.
+   */
+  private rowids: number[][] = [];
+  private stale = true;
+  /** Emails deleted since the lists were made. */
+  private removed = 0;
+  /**
+   * The summary text (SUMMARY_TEXT) of emails by rowid, each read outside a transaction and
+   * not late then; dropped whenever the log names the email (the log's triggers watch both).
+   */
+  readonly summaries = new Map<number, string>();
   /** The last log entry applied. */
   private applied = 0;
   /** Writes the triggers reported, and their count when the flags were last brought up to date. */
@@ -126,8 +151,9 @@ class EmailFlags {
       ${log('(NEW.seq)')}`);
     db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS mailtwin_email_deleted AFTER DELETE ON main.emails
       ${log('(OLD.seq)')}`);
+    // The summary's text and the late flag too: `summaries` keeps the one of emails not late.
     db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS mailtwin_email_updated
-      AFTER UPDATE OF seq, mailbox, folder, read, starred ON main.emails
+      AFTER UPDATE OF seq, mailbox, folder, read, starred, late, summary_json ON main.emails
       ${log('(OLD.seq), (NEW.seq)')}`);
   }
 
@@ -158,6 +184,21 @@ class EmailFlags {
     return this.numbers.get(address);
   }
 
+  /** The rowids of mailbox number `box`'s emails, ascending, with some deleted ones among them. */
+  rowidsIn(box: number): readonly number[] {
+    if (this.stale) {
+      this.rowids = Array.from({ length: this.numbers.size }, () => []);
+      const { box: boxes } = this;
+      for (let seq = 0; seq < boxes.length; seq += 1) {
+        const number = boxes[seq] as number;
+        if (number !== 0) (this.rowids[number - 1] as number[]).push(seq);
+      }
+      this.stale = false;
+      this.removed = 0;
+    }
+    return this.rowids[box] ?? [];
+  }
+
   /** The flags of the email at `seq` if it is in mailbox number `box`, else -1. */
   flagsIn(seq: number, box: number): number {
     return this.box[seq] === box + 1 ? (this.bits[seq] as number) : -1;
@@ -177,6 +218,8 @@ class EmailFlags {
       for (const value of values) top = Math.max(top, Math.floor(value / FLAG_BITS));
     this.box = new Int32Array(top + 1);
     this.bits = new Uint8Array(top + 1);
+    this.summaries.clear();
+    this.stale = true;
     for (const [mailbox, values] of emails)
       for (const value of values)
         this.set(Math.floor(value / FLAG_BITS), mailbox, value % FLAG_BITS);
@@ -189,8 +232,12 @@ class EmailFlags {
       .get(`SELECT mailbox, ${FLAGS} FROM emails WHERE seq = ?`)
       .raw(true)
       .get(seq) as [string, number] | undefined;
+    this.summaries.delete(seq);
     if (row === undefined) {
-      if (seq < this.box.length) this.box[seq] = 0;
+      if (seq < this.box.length && this.box[seq] !== 0) {
+        this.box[seq] = 0;
+        if (++this.removed > this.limits.staleAfter) this.stale = true;
+      }
       return;
     }
     if (seq <= this.newest && !(this.box[seq] ?? 0)) this.generation += 1;
@@ -209,7 +256,16 @@ class EmailFlags {
       this.bits = bits;
     }
     let number = this.numbers.get(mailbox);
-    if (number === undefined) this.numbers.set(mailbox, (number = this.numbers.size));
+    if (number === undefined) {
+      this.numbers.set(mailbox, (number = this.numbers.size));
+      this.rowids.push([]);
+    }
+    if (!this.stale && this.box[seq] !== number + 1) {
+      // Mail is stored with ever higher rowids: anything else, the lists are made again.
+      const rowids = this.rowids[number] as number[];
+      if (rowids.length === 0 || (rowids.at(-1) as number) < seq) rowids.push(seq);
+      else this.stale = true;
+    }
     this.box[seq] = number + 1;
     this.bits[seq] = flags;
   }
@@ -232,11 +288,11 @@ export class SearchMemory {
   }
 
   /**
-   * The rowids of the newest plan's page, newest first: up to `rows` matches of `match` in
-   * the filter's mailbox that pass its folder, read and starred (no other filter may be
-   * given); undefined inside a transaction, or past the budgets.
+   * The rowids of the newest plan's page, newest first: up to `rows` matches of `match` (with
+   * no `match`, emails) in the filter's mailbox that pass its folder, read and starred (no
+   * other filter may be given); undefined inside a transaction, or past the budgets.
    */
-  page(filter: EmailFilter, match: string, rows: number): number[] | undefined {
+  page(filter: EmailFilter, match: string | undefined, rows: number): number[] | undefined {
     if (!this.flags.sync()) return undefined;
     const box = this.flags.mailbox(filter.mailbox);
     if (box === undefined) return [];
@@ -256,8 +312,20 @@ export class SearchMemory {
       mask |= STARRED;
       if (filter.starred) value |= STARRED;
     }
-    const list = this.listOf(match);
     const kept: number[] = [];
+    if (match === undefined) {
+      // The mailbox's emails newest stored first, through its own rowids.
+      const rowids = this.flags.rowidsIn(box);
+      for (let i = rowids.length - 1; i >= 0 && kept.length < rows; i -= 1) {
+        if (rowids.length - i > this.limits.scanBudget) return undefined;
+        const seq = rowids[i] as number;
+        const flags = this.flags.flagsIn(seq, box);
+        if (flags < 0 || (flags & mask) !== value) continue;
+        kept.push(seq);
+      }
+      return kept;
+    }
+    const list = this.listOf(match);
     let read = 0;
     let chunk = rows * this.limits.chunk;
     for (let i = 0; kept.length < rows; i += 1) {
@@ -275,6 +343,48 @@ export class SearchMemory {
       kept.push(list.rows[i] as number);
     }
     return kept;
+  }
+
+  /**
+   * The newest plan's page as summary texts (SUMMARY_TEXT), newest first: `page`'s rowids, each
+   * one's text kept from an earlier page where there is one, the others read by `read` (given
+   * their rowids, descending, it answers each one's text and late flag in that order, as
+   * page-query.ts's ROWS_AT reads them). Undefined where `page` is, or when one of the rows is
+   * late (the page is another plan's, as the SQL newest plan decides). A page of kept texts
+   * reads nothing from the database: the texts of emails written since are dropped, the log
+   * naming them, before any is used.
+   */
+  summaryPage(
+    filter: EmailFilter,
+    match: string | undefined,
+    rows: number,
+    read: (rowids: number[]) => [string, number][],
+  ): string[] | undefined {
+    const seqs = this.page(filter, match, rows);
+    if (seqs === undefined) return undefined;
+    const { summaries } = this.flags;
+    const texts: string[] = [];
+    const missing: number[] = [];
+    for (const seq of seqs) {
+      const text = summaries.get(seq);
+      if (text === undefined) missing.push(seq);
+      texts.push(text as string);
+    }
+    if (missing.length === 0) return texts;
+    const found = read(missing);
+    // Every rowid the flags hold is an email's (they are current, outside a transaction).
+    if (found.length !== missing.length) return undefined;
+    for (const [, late] of found) if (late !== 0) return undefined;
+    if (summaries.size + missing.length > this.limits.maxSummaries) summaries.clear();
+    let m = 0;
+    for (let i = 0; i < seqs.length; i += 1) {
+      if (texts[i] !== undefined) continue;
+      const text = (found[m] as [string, number])[0];
+      summaries.set(missing[m] as number, text);
+      texts[i] = text;
+      m += 1;
+    }
+    return texts;
   }
 
   /** The list of `match`, with the matches of mail stored since it was read. */
@@ -331,9 +441,9 @@ export class SearchMemory {
     return Math.max(more.length, 1);
   }
 
-  /** What is kept, for tests: lists and the matches they hold. */
-  kept(): { lists: number; rows: number } {
-    return { lists: this.lists.size, rows: this.rowsKept };
+  /** What is kept, for tests: lists, the matches they hold, and summary texts. */
+  kept(): { lists: number; rows: number; summaries: number } {
+    return { lists: this.lists.size, rows: this.rowsKept, summaries: this.flags.summaries.size };
   }
 
   private drop(match: string, list: MatchList): void {
