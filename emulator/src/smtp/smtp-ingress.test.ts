@@ -369,4 +369,38 @@ describe('SMTP ingress speed (issue 31 item 2)', () => {
       pool.close();
     }
   });
+
+  it('stores messages of two connections in one transaction when the second is parsed a few turns after the first', async () => {
+    const { deps, services, ingress, inbox } = await world();
+    const groups = vi.spyOn(deps.store.emails, 'indexAfter'); // once a group (smtp-ingress.ts)
+    const parse = services.inbound.parseRaw.bind(services.inbound);
+    // The first parse ends once the second has begun; the second ten turns after that.
+    let secondBegun!: () => void;
+    const begun = new Promise<void>((resolve) => (secondBegun = resolve));
+    let calls = 0;
+    vi.spyOn(services.inbound, 'parseRaw').mockImplementation(async (raw) => {
+      calls += 1;
+      if (calls === 1) {
+        const message = await parse(raw);
+        await begun;
+        return message;
+      }
+      secondBegun();
+      const message = await parse(raw);
+      for (let i = 0; i < 10; i += 1) await new Promise((resolve) => setImmediate(resolve));
+      return message;
+    });
+    const send = (subject: string) =>
+      nodemailer
+        .createTransport({ host: '127.0.0.1', port: ingress.port, secure: false, ignoreTLS: true })
+        .sendMail({ from: 'carol@partner.test', to: 'alice@acme.test', subject, text: subject });
+    const sent = await Promise.all([send('First'), send('Second')]);
+    expect(sent.every((info) => /^250 /.test(info.response))).toBe(true);
+    expect(
+      inbox('alice@acme.test')
+        .map((e) => e.subject)
+        .sort(),
+    ).toEqual(['First', 'Second']);
+    expect(groups).toHaveBeenCalledTimes(1);
+  });
 });

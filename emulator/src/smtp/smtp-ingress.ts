@@ -5,7 +5,8 @@ import {
   type SMTPServerSession,
 } from 'smtp-server';
 import type { Email } from '../domain/types.ts';
-import type { InboundService } from '../services/inbound-service.ts';
+import type { InboundService, ParsedMessage } from '../services/inbound-service.ts';
+import { OFF_THREAD_MESSAGE_BYTES } from '../mime/parse-off-thread.ts';
 import type { Store } from '../store/store.ts';
 import type { Chaos } from '../chaos/chaos.ts';
 import { smtpGate } from '../chaos/smtp.ts';
@@ -62,8 +63,9 @@ function smtpError(code: number, text: string): Error {
  * - At most `maxClients` connections at once; a DATA phase or a session past its deadline gets
  *   421 4.4.2 and is closed (a trickle of bytes defeats the idle timeout alone).
  * - No AUTH and no STARTTLS: a local test tool, reached on loopback.
- * - Messages whose DATA ends in the same turn of the event loop are stored in one transaction
- *   (group-commit.ts); each is acknowledged (250) only once that transaction is committed.
+ * - Messages parsed together (their DATA ended in the same turn, or while others were being
+ *   parsed) are stored in one transaction (group-commit.ts); each is acknowledged (250) only
+ *   once that transaction is committed.
  */
 export async function startSmtpIngress(
   deps: SmtpIngressDeps,
@@ -233,14 +235,21 @@ class BoundedMessage {
 
 /**
  * Parses the message once and gives each recipient's mailbox its own copy (D-33: own ids), in
- * the transaction of the messages whose DATA ended with it; resolves once that is committed.
+ * the transaction of the messages parsed with it (group-commit.ts); resolves once that is
+ * committed. A group waits for this parse, unless the message is parsed on a render thread
+ * (larger than OFF_THREAD_MESSAGE_BYTES), which may take a second.
  */
-async function deliverToAll(
+function deliverToAll(
   inbound: InboundService,
   commits: GroupCommit,
   raw: Buffer,
   mailboxes: string[],
 ): Promise<Email[]> {
-  const message = await inbound.parseRaw(raw);
-  return commits.run(() => mailboxes.map((mailbox) => inbound.deliverParsed(message, { mailbox })));
+  const large = raw.length > OFF_THREAD_MESSAGE_BYTES; // before its bytes move to the thread
+  const parsed = inbound.parseRaw(raw);
+  const store = (message: ParsedMessage) =>
+    mailboxes.map((mailbox) => inbound.deliverParsed(message, { mailbox }));
+  return large
+    ? parsed.then((message) => commits.run(() => store(message)))
+    : commits.after(parsed, store);
 }
