@@ -484,13 +484,35 @@ export class EmailStore {
   }
 }
 
+/** How a summary's JSON starts and what precedes its last value (emailSummary's keys, D-3). */
+const ID_AT = '{"id":';
+const AFTER_ID = ',"mailbox":';
+const RECEIVED_AT = ',"receivedAt":';
+
 /**
  * Where a page ends, read from its last summary's JSON: the id and receivedAt it holds are the
- * row's own (rendered from them, and never changed after the email is stored).
+ * row's own (rendered from them, and never changed after the email is stored). Only the two
+ * strings are parsed, not the whole summary (issue 31 item 1: 1.5% of the 10k mix's CPU): the
+ * id is the summary's first value and receivedAt its last, and a JSON string holds no
+ * unescaped quote, so neither `","mailbox":` nor `,"receivedAt":` can occur inside one. Any
+ * other text is parsed whole.
  */
 function positionOf(summary: string): ListPosition {
+  const idEnd = summary.indexOf(`"${AFTER_ID}`);
+  const atStart = summary.lastIndexOf(RECEIVED_AT);
+  if (summary.startsWith(`${ID_AT}"`) && idEnd > 0 && atStart > idEnd && summary.endsWith('"}'))
+    return {
+      id: stringAt(summary, ID_AT.length, idEnd + 1),
+      receivedAt: stringAt(summary, atStart + RECEIVED_AT.length, summary.length - 1),
+    };
   const { id, receivedAt } = JSON.parse(summary) as { id: string; receivedAt: string };
   return { id, receivedAt };
+}
+
+/** The value of the JSON string at text[from, to), quotes included. */
+function stringAt(text: string, from: number, to: number): string {
+  const token = text.slice(from, to);
+  return token.includes('\\') ? (JSON.parse(token) as string) : token.slice(1, -1);
 }
 
 type SummaryRow = Pick<

@@ -76,6 +76,44 @@ describe('EmailStore.listJson', () => {
     store.close();
   });
 
+  it("names where a page ends whatever its last email's id and receivedAt hold", () => {
+    const store = openStore(':memory:');
+    store.directory.createMailbox({ address: MAILBOX, domain: 'acme.test', displayName: null });
+    const odd = [
+      'em_plain',
+      'em_"quoted"',
+      'em_back\\slash\\',
+      'em_","mailbox":"x',
+      'em_,"receivedAt":"y"}',
+      'em_\u{1F600}',
+      'em_\n\u0001',
+    ];
+    odd.forEach((id, n) =>
+      store.emails.insert(
+        storedEmail({
+          id,
+          mailbox: MAILBOX,
+          from: { address: 'a@partner.test', name: null },
+          to: [{ address: MAILBOX, name: null }],
+          subject: '","receivedAt":"z',
+          messageId: `<${n}@partner.test>`,
+          // Each page's last email in turn; one receivedAt that is not a date, as SQL could write.
+          receivedAt:
+            n === 3
+              ? '2026-01-01T00:00:03","\\'
+              : new Date(Date.UTC(2026, 0, 1) + n * 1000).toISOString(),
+        }),
+      ),
+    );
+    for (let limit = 1; limit < odd.length; limit += 1) {
+      const page = store.emails.listJson({ mailbox: MAILBOX }, limit);
+      const last = JSON.parse(`[${page.json}]`).at(-1) as { id: string; receivedAt: string };
+      expect(page.last).toEqual({ id: last.id, receivedAt: last.receivedAt });
+      expect(page.last?.id).toBe(odd[odd.length - limit]);
+    }
+    store.close();
+  });
+
   it('shows folder, read and starred as written by any statement, not only a PATCH', () => {
     const store = openStore(':memory:');
     store.directory.createMailbox({ address: MAILBOX, domain: 'acme.test', displayName: null });

@@ -281,7 +281,7 @@ describe('the newest plan from memory', () => {
     const pages: EmailFilter[] = [
       { mailbox: 'box@acme.test' },
       { mailbox: 'box@acme.test', starred: true },
-      { mailbox: 'box@acme.test', match: ftsMatchExpression('kalo'), read: false },
+      { mailbox: 'box@acme.test', match: ftsMatchExpression('kalo'), starred: true },
     ];
     const first = pages.map((filter) => store.emails.listJson(filter, 10));
     // Statements run from here on, by their SQL.
@@ -308,6 +308,24 @@ describe('the newest plan from memory', () => {
       const again = pages.map((filter) => store.emails.listJson(filter, 10));
       expect(again.map((page) => page.json)).toEqual(first.map((page) => page.json));
       expect(ran.filter((source) => source !== 'SELECT total_changes()')).toEqual([]);
+      // A PATCH's email is read again once, with its summary text, for every page after it
+      // (each page holds the same emails as before).
+      const patched = ids.at(-1) as string;
+      store.emails.update(patched, { read: true, folder: 'archive' });
+      const expected = pages.map((filter) => {
+        store.emails.searchTuning = { memory: false };
+        const page = store.emails.listJson(filter, 10);
+        store.emails.searchTuning = {};
+        store.settings.set('search-memory-test', page.json);
+        return page.json;
+      });
+      expect(expected[0]).toContain(patched);
+      ran.length = 0;
+      expect(pages.map((filter) => store.emails.listJson(filter, 10).json)).toEqual(expected);
+      expect(ran.filter((source) => !source.startsWith('SELECT total_changes()'))).toEqual([
+        expect.stringContaining('FROM temp.mailtwin_email_writes'),
+        expect.stringContaining('FROM emails e WHERE seq = ?'),
+      ]);
     } finally {
       for (const spy of spies) spy.mockRestore();
     }

@@ -167,7 +167,9 @@ class EmailFlags {
       .raw(true)
       .all(this.applied) as [number, number][];
     if (this.synced < 0 || entries.length > this.limits.rebuildAfter) this.rebuild();
-    else for (const [, seq] of entries) this.refresh(seq);
+    else if (entries.length === 1) this.refresh((entries[0] as [number, number])[1]);
+    // Each email once: a PATCH's change logs it four times (its row and its summary's update).
+    else for (const seq of new Set(entries.map(([, seq]) => seq))) this.refresh(seq);
     const last = entries.at(-1);
     if (last !== undefined) this.applied = last[0];
     if (this.applied > this.limits.logCap) {
@@ -227,12 +229,17 @@ class EmailFlags {
     this.generation += 1;
   }
 
+  /**
+   * Reads the email at `seq` again: its flags, and its summary text, kept when it is not late
+   * (a PATCHed email's page, or new mail's, then reads no row again).
+   */
   private refresh(seq: number): void {
     const row = this.sql
-      .get(`SELECT mailbox, ${FLAGS} FROM emails WHERE seq = ?`)
+      .get(`SELECT mailbox, ${FLAGS}, ${SUMMARY_TEXT}, late FROM emails e WHERE seq = ?`)
       .raw(true)
-      .get(seq) as [string, number] | undefined;
-    this.summaries.delete(seq);
+      .get(seq) as [string, number, string, number] | undefined;
+    if (row === undefined || row[3] !== 0) this.summaries.delete(seq);
+    else this.keepSummary(seq, row[2]);
     if (row === undefined) {
       if (seq < this.box.length && this.box[seq] !== 0) {
         this.box[seq] = 0;
@@ -243,6 +250,13 @@ class EmailFlags {
     if (seq <= this.newest && !(this.box[seq] ?? 0)) this.generation += 1;
     this.set(seq, row[0], row[1]);
     this.newest = Math.max(this.newest, seq);
+  }
+
+  /** Keeps `text` as the summary text of the email at `seq` (see `summaries`). */
+  keepSummary(seq: number, text: string): void {
+    if (this.summaries.size >= this.limits.maxSummaries && !this.summaries.has(seq))
+      this.summaries.clear();
+    this.summaries.set(seq, text);
   }
 
   private set(seq: number, mailbox: string, flags: number): void {
@@ -375,12 +389,11 @@ export class SearchMemory {
     // Every rowid the flags hold is an email's (they are current, outside a transaction).
     if (found.length !== missing.length) return undefined;
     for (const [, late] of found) if (late !== 0) return undefined;
-    if (summaries.size + missing.length > this.limits.maxSummaries) summaries.clear();
     let m = 0;
     for (let i = 0; i < seqs.length; i += 1) {
       if (texts[i] !== undefined) continue;
       const text = (found[m] as [string, number])[0];
-      summaries.set(missing[m] as number, text);
+      this.flags.keepSummary(missing[m] as number, text);
       texts[i] = text;
       m += 1;
     }
