@@ -128,6 +128,27 @@ describe('the request log', () => {
     expect(lines[1]).toMatch(/^GET \/openapi\/v1\/emails\/nope 404 \S+ "Demo app"\n$/);
   });
 
+  it('hands an answer made at once back as it is, logged at once, and a promised one when it comes (issue 31 item 1)', async () => {
+    const lines: string[] = [];
+    const log = new RequestLog(createServices(defaultDeps()), 'text', (line) => lines.push(line));
+    log.start();
+    const answer = new Response('{}', { status: 201 });
+    const request = new Request('http://127.0.0.1/_mailtwin/v1/clock');
+    // No promise of its own: the server can write the answer without awaiting it.
+    expect(log.wrap((_request: Request) => answer)(request)).toBe(answer);
+    expect(lines).toEqual([
+      expect.stringMatching(/^GET \/_mailtwin\/v1\/clock 201 \S+ms control\n$/),
+    ]);
+    const promised = log.wrap((_request: Request) => Promise.resolve(answer))(request);
+    expect(lines).toHaveLength(1);
+    expect(await promised).toBe(answer);
+    expect(lines).toHaveLength(2);
+    const failed = log.wrap((_request: Request) => Promise.reject(new Error('no')))(request);
+    await expect(failed).rejects.toThrow('no');
+    expect(lines).toHaveLength(2);
+    log.stop();
+  });
+
   it('reads a plain URL without parsing it and writes the time of the lines of one second once', async () => {
     const at = '2026-05-01T10:00:00.000Z';
     let now = Date.parse(at);

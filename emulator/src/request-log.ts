@@ -31,27 +31,38 @@ export class RequestLog {
     private readonly write: (line: string) => void = bufferedStdout(),
   ) {}
 
-  /** The app's fetch handler, timed and logged. */
+  /**
+   * The app's fetch handler, timed and logged. Not async: an answer the handler makes at once
+   * is logged and handed back as it is, so the server writes it without awaiting it (issue 31
+   * item 1: an async layer cost every request a promise and a turn of its own).
+   */
   wrap<F extends Fetch>(fetch: F): F {
-    const wrapped = async (request: Request, ...rest: never[]) => {
+    const wrapped = (request: Request, ...rest: never[]) => {
       const startedAt = performance.now();
-      const response = await fetch(request, ...rest);
-      if (this.started) {
-        const url = pathAndSearchOf(request.url);
-        if (LOGGED.test(url.pathname)) {
-          this.emit({
-            type: 'request',
-            method: request.method,
-            path: `${url.pathname}${url.search}`,
-            status: response.status,
-            ms: Math.round((performance.now() - startedAt) * 10) / 10,
-            key: this.keyName(url.pathname, request, response.status),
-          });
-        }
-      }
-      return response;
+      const response = fetch(request, ...rest);
+      return isPromise(response)
+        ? response.then((answer) => this.logged(request, answer, startedAt))
+        : this.logged(request, response, startedAt);
     };
     return wrapped as F;
+  }
+
+  /** Writes the line of an API or control request answered `response`; returns `response`. */
+  private logged(request: Request, response: Response, startedAt: number): Response {
+    if (this.started) {
+      const url = pathAndSearchOf(request.url);
+      if (LOGGED.test(url.pathname)) {
+        this.emit({
+          type: 'request',
+          method: request.method,
+          path: `${url.pathname}${url.search}`,
+          status: response.status,
+          ms: Math.round((performance.now() - startedAt) * 10) / 10,
+          key: this.keyName(url.pathname, request, response.status),
+        });
+      }
+    }
+    return response;
   }
 
   start(): void {
@@ -150,6 +161,9 @@ export class RequestLog {
     );
   }
 }
+
+const isPromise = (value: Response | Promise<Response>): value is Promise<Response> =>
+  typeof (value as Partial<Promise<Response>>).then === 'function';
 
 /** Stdout to a file or /dev/null is written synchronously: lines of one tick go out in one write. */
 const FLUSH_BYTES = 64 * 1024;

@@ -1,8 +1,8 @@
-import { connect } from 'node:net';
-import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect, Socket } from 'node:net';
+import { IncomingMessage, ServerResponse, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApp, defaultDeps } from '../app.ts';
-import { serveWithJsonErrors, writtenTogether, type NodeEnv } from './node-server.ts';
+import { endedTogether, serveWithJsonErrors, type NodeEnv } from './node-server.ts';
 
 let server: Server;
 let port: number;
@@ -100,59 +100,129 @@ describe('kept-alive connections', () => {
   });
 });
 
+/** A response to a request on no socket, of the class `Response`. */
+function responseOf(Response: typeof ServerResponse): ServerResponse {
+  return new Response(new IncomingMessage(new Socket()));
+}
+
+/**
+ * Serves one request whose answer `fetch` makes (at once, or as a promise) and records, in
+ * order: the adapter writing its head ('head'), the microtasks queued meanwhile having run
+ * ('microtask'), the turn ending ('turn ended') and the answer's bytes handed to the socket
+ * ('written').
+ */
+function orderOfOneAnswer(answer: () => Response | Promise<Response>): Promise<string[]> {
+  const order: string[] = [];
+  return new Promise((resolve) => {
+    const other = serveWithJsonErrors(
+      {
+        fetch: (_request: Request, env?: NodeEnv) => {
+          const outgoing = (env as { outgoing: ServerResponse }).outgoing;
+          const writeHead = outgoing.writeHead.bind(outgoing) as (...args: unknown[]) => unknown;
+          outgoing.writeHead = ((...args: unknown[]) => {
+            order.push('head');
+            return writeHead(...args);
+          }) as ServerResponse['writeHead'];
+          type Writes = Record<'_write' | '_writev', (...args: unknown[]) => unknown>;
+          const socket = outgoing.socket as unknown as Writes;
+          for (const name of ['_write', '_writev'] as const) {
+            const write = socket[name].bind(socket);
+            socket[name] = (...args) => {
+              if (!order.includes('written')) order.push('written');
+              return write(...args);
+            };
+          }
+          outgoing.on('finish', () => {
+            other.close();
+            resolve(order);
+          });
+          queueMicrotask(() => order.push('microtask'));
+          setImmediate(() => order.push('turn ended'));
+          return answer();
+        },
+        port: 0,
+        hostname: '127.0.0.1',
+      },
+      (info) => {
+        const socket = connect(info.port, '127.0.0.1');
+        socket.on('data', () => socket.end());
+        socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      },
+    );
+  });
+}
+
 describe('answers written together (issue 31 item 1)', () => {
-  it('hands the answers made in one turn over together once it ends, in order, with one wait', async () => {
-    const turns: (() => void)[] = [];
-    const handed: string[] = [];
-    const fetch = writtenTogether(
-      (name: string) => new Response(name),
-      (run) => turns.push(run),
-    );
-    const answers = ['a', 'b', 'c'].map((name) =>
-      fetch(name).then(async (r) => handed.push(await r.text())),
-    );
-    for (let i = 0; i < 10; i += 1) await Promise.resolve();
-    expect(handed).toEqual([]);
-    expect(turns).toHaveLength(1);
-    turns[0]?.();
-    await Promise.all(answers);
-    expect(handed).toEqual(['a', 'b', 'c']);
+  it('ends the answers of one turn together once it ends, in the order they were ended, with one wait', () => {
+    const end = vi.spyOn(ServerResponse.prototype, 'end');
+    try {
+      const turns: (() => void)[] = [];
+      const Response = endedTogether((run) => turns.push(run));
+      const [a, b, c] = [responseOf(Response), responseOf(Response), responseOf(Response)];
+      const done = () => undefined;
+      expect(a?.end('a')).toBe(a);
+      c?.end('c', 'utf8', done);
+      b?.end();
+      expect(end).not.toHaveBeenCalled();
+      expect([a, b, c].map((r) => r?.writableEnded)).toEqual([false, false, false]);
+      expect(turns).toHaveLength(1);
+      turns[0]?.();
+      expect(end.mock.contexts).toEqual([a, c, b]);
+      expect(end.mock.calls).toEqual([
+        ['a', undefined, undefined],
+        ['c', 'utf8', done],
+        [undefined, undefined, undefined],
+      ]);
+      expect([a, b, c].map((r) => r?.writableEnded)).toEqual([true, true, true]);
+      // The next turn's answers wait for a turn of their own.
+      responseOf(Response).end('d');
+      expect(turns).toHaveLength(2);
+    } finally {
+      end.mockRestore();
+    }
   });
 
-  it('passes a failure on as it comes', async () => {
-    const fetch = writtenTogether(
-      () => Promise.reject(new Error('no')),
-      () => undefined,
-    );
-    await expect(fetch()).rejects.toThrow('no');
+  it('writes an answer made at once into its response at once, and to its socket after the turn', async () => {
+    // No promise between the app's answer and the adapter: the head is written before the
+    // microtasks queued while answering run (an async layer would write it after them).
+    expect(await orderOfOneAnswer(() => new Response('ok'))).toEqual([
+      'head',
+      'microtask',
+      'turn ended',
+      'written',
+    ]);
   });
 
-  it('writes an answer to its socket after the turn that made it, not within it', async () => {
-    const order: string[] = [];
-    const answered = new Promise<void>((resolve) => {
+  it('writes a promised answer to its socket after the turn that made it, not within it', async () => {
+    expect(await orderOfOneAnswer(() => Promise.resolve(new Response('ok')))).toEqual([
+      'microtask',
+      'head',
+      'turn ended',
+      'written',
+    ]);
+  });
+
+  it('passes a failure on as it comes: the adapter answers it with the Error shape', async () => {
+    const answer = await new Promise<string>((resolve) => {
       const other = serveWithJsonErrors(
         {
-          fetch: (_request: Request, env?: NodeEnv) => {
-            const outgoing = (env as { outgoing: NodeJS.EventEmitter }).outgoing;
-            outgoing.on('finish', () => {
-              order.push('written');
-              other.close();
-              resolve();
-            });
-            setImmediate(() => order.push('turn ended'));
-            return Promise.resolve(new Response('ok'));
-          },
+          fetch: () => Promise.reject(new Error('no')),
           port: 0,
           hostname: '127.0.0.1',
         },
         (info) => {
           const socket = connect(info.port, '127.0.0.1');
-          socket.on('data', () => socket.end());
-          socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+          const chunks: Buffer[] = [];
+          socket.on('data', (chunk) => chunks.push(chunk));
+          socket.on('end', () => {
+            other.close();
+            resolve(Buffer.concat(chunks).toString('utf8'));
+          });
+          socket.write('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
         },
       );
     });
-    await answered;
-    expect(order).toEqual(['turn ended', 'written']);
+    expect(answer).toMatch(/^HTTP\/1\.1 500 /);
+    expectErrorShape(answer.split('\r\n\r\n')[1] ?? '', 'internal_error');
   });
 });

@@ -1,6 +1,7 @@
 import {
   createServer,
   IncomingMessage,
+  ServerResponse,
   STATUS_CODES,
   type Server,
   type ServerOptions,
@@ -32,33 +33,40 @@ export interface ServeSettings {
 /** What the adapter passes a fetch handler besides the request (Hono's `c.env`). */
 export type NodeEnv = HttpBindings | Http2Bindings;
 
+/** How long an idle kept-alive connection stays open: above the 60 s of common proxies. */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /**
  * `@hono/node-server`'s `serve()`, except that requests refused before they reach the app get
  * the Error shape too (§7): the adapter's own refusals (a bad `Host`, a backslash in the path)
  * through its `errorHandler` hook, which `serve()` does not expose, and Node's parser
  * refusals (malformed request line, headers too large) through the server's `clientError`.
+ * The answers made in one turn of the event loop are written together once it ends
+ * (`endedTogether`).
  */
-/** How long an idle kept-alive connection stays open: above the 60 s of common proxies. */
-export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-
 export function serveWithJsonErrors(
   settings: ServeSettings,
   listening: (info: AddressInfo) => void,
 ): Server {
   const maxBodyBytes = settings.maxBodyBytes ?? 0;
-  const fetch = writtenTogether((request: Request, env: NodeEnv) =>
+  // Not async: an answer the app makes at once is handed back as it is, so the adapter writes
+  // it at once (its own path for an answer ready on return) into a response whose end waits
+  // for the turn (endedTogether), instead of awaiting it through layers of promises.
+  const fetch = (request: Request, env: NodeEnv) =>
     settings.fetch(
       env.incoming instanceof IncomingMessage
         ? readDeclaredBodyInOneBuffer(request, env.incoming, maxBodyBytes)
         : request,
       env,
-    ),
-  );
+    );
   const listener = getRequestListener(fetch, {
     hostname: settings.hostname,
     errorHandler: (error) => errorResponse(adapterRefusal(error)),
   });
-  const server = createServer(settings.serverOptions ?? {}, listener);
+  const server = createServer(
+    { ServerResponse: endedTogether(), ...settings.serverOptions },
+    listener,
+  );
   // Node closes an idle kept-alive connection after 5 s, which races a client reusing it (and
   // proxies that keep theirs 60 s): keep it longer than they do.
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
@@ -74,35 +82,38 @@ export function serveWithJsonErrors(
 const afterThisTurn: (run: () => void) => unknown = setImmediate;
 
 /**
- * `fetch`, its answers handed to the adapter (which writes each to its socket at once) together:
- * the answers made during one turn of the event loop wait, in order, until the turn's I/O
- * callbacks have run (`afterThisTurn`), then are all written back to back. Written one by one,
- * each answer to a client on this machine that was waiting for it paid the kernel's waking of
- * that client inside its `writev`: about 0.06-0.1 ms an answer, a third of the server's CPU on
- * the client mix, against ~0.015 ms for a client kept busy (issue 31 item 1; a bare route
- * slowed to the emulator's pace by a 60 us loop pays the same). Written together, they wake it
- * once. What is answered, and each answer's bytes, do not change; only when it is written, by
- * at most the rest of that turn. A failure is passed on as it comes.
+ * A `ServerResponse` whose answers, ended during one turn of the event loop, are written once
+ * the turn's I/O callbacks have run (`later`), in the order they were ended, back to back.
+ * Written one by one, each answer to a client on this machine that was waiting for it paid the
+ * kernel's waking of that client inside its `writev`: about 0.06-0.1 ms an answer, a third of
+ * the server's CPU on the client mix, against ~0.015 ms for a client kept busy (issue 31 item
+ * 1; a bare route slowed to the emulator's pace by a 60 us loop pays the same). Written
+ * together, they wake it once. What is answered, and each answer's bytes, do not change; only
+ * when it is written, by at most the rest of that turn. Waiting at the response's end, rather
+ * than behind a promise the adapter awaits, lets the adapter take an answer the app made at
+ * once on its own path for one (no promise, no close handler, no async layer a request).
  */
-export function writtenTogether<A extends unknown[]>(
-  fetch: (...args: A) => Response | Promise<Response>,
+export function endedTogether(
   later: (run: () => void) => unknown = afterThisTurn,
-): (...args: A) => Promise<Response> {
-  // One promise for all the answers of a turn, released once it ends: they go on in the order
-  // they began to wait for it, as with one promise each, which cost a promise a request.
-  let turn: Promise<void> | undefined;
-  const turnEnd = () =>
-    (turn ??= new Promise<void>((release) =>
-      later(() => {
-        turn = undefined;
-        release();
-      }),
-    ));
-  return async (...args) => {
-    const response = await fetch(...args);
-    await turnEnd();
-    return response;
+): typeof ServerResponse {
+  // The responses waiting, each followed by the three arguments its `end` was given.
+  let waiting: unknown[] = [];
+  const end = ServerResponse.prototype.end as (this: ServerResponse, ...args: unknown[]) => void;
+  const endAll = () => {
+    const ended = waiting;
+    waiting = [];
+    for (let i = 0; i < ended.length; i += 4) {
+      end.call(ended[i] as ServerResponse, ended[i + 1], ended[i + 2], ended[i + 3]);
+    }
   };
+  class TurnEndedResponse extends ServerResponse {
+    override end(chunk?: unknown, encoding?: unknown, callback?: unknown): this {
+      if (waiting.length === 0) later(endAll);
+      waiting.push(this, chunk, encoding, callback);
+      return this;
+    }
+  }
+  return TurnEndedResponse as typeof ServerResponse;
 }
 
 /** The adapter refuses a request it cannot turn into a `Request`; anything else is ours. */
