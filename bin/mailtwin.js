@@ -5,6 +5,8 @@
 // an edit, only slower to start.
 // MAILTWIN_FROM_SOURCE=1 always runs the sources.
 import { loadMain } from './compiled.js';
+import { applyV8Flags } from './v8-flags.js';
 
+applyV8Flags(); // before the emulator loads (v8-flags.js)
 const main = await loadMain('emulator/src/main');
 process.exitCode = await main(process.argv.slice(2));
