@@ -40,12 +40,15 @@ function world() {
 }
 
 describe('PATCH and DELETE /emails/{id} (§4.5, §4.6)', () => {
-  it('reads the whole email once for a PATCH, after the change, and answers it as GET would', async () => {
+  it('reads the whole email once for a PATCH, with the change, and answers it as GET would', async () => {
     const { store, call } = world();
+    // EmailStore.change reads it once (email-store-change.test.ts); nothing reads it again.
     const reads = vi.spyOn(store.emails, 'get');
+    const changes = vi.spyOn(store.emails, 'change');
     const patched = await call('PATCH', { read: true, starred: true });
     expect(patched.status).toBe(200);
-    expect(reads).toHaveBeenCalledTimes(1);
+    expect(changes).toHaveBeenCalledTimes(1);
+    expect(reads).not.toHaveBeenCalled();
     const got = await call('GET');
     expect(await patched.text()).toBe(await got.text());
   });

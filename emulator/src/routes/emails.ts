@@ -85,14 +85,14 @@ export function emailRoutes(
   app.get('/:emailId', (c) => c.json(emailDetail(emailInScope(c, store))));
 
   app.patch('/:emailId', async (c) => {
-    // The whole email is read once, after the change, for the answer.
+    // The whole email is read once, with the change, for the answer.
     const email = emailRefInScope(c, store);
     const body = await readJsonObject(c, SMALL_BODY_MAX_BYTES);
     validator.check('UpdateEmailRequest', body);
     const changes = body as { folder?: Folder; read?: boolean; starred?: boolean };
-    store.emails.update(email.id, changes);
+    const changed = store.emails.change(email.id, changes);
     events.publish({ type: 'email.updated', emailId: email.id, mailbox: email.mailbox });
-    return c.json(emailDetail(store.emails.get(email.id) as Email));
+    return c.json(emailDetail(changed as Email));
   });
 
   app.delete('/:emailId', (c) => {

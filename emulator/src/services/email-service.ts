@@ -36,7 +36,7 @@ export class EmailService {
 
   /** As the API's PATCH: the change is published, so a wait for mail (D-71) sees it too. */
   update(id: string, changes: { folder?: Folder; read?: boolean; starred?: boolean }): void {
-    const mailbox = this.store.emails.get(id)?.mailbox;
+    const mailbox = this.store.emails.headline(id)?.mailbox;
     if (!this.store.emails.update(id, changes) || mailbox === undefined) return;
     this.events.publish({ type: 'email.updated', emailId: id, mailbox });
   }

@@ -25,7 +25,6 @@ export interface StagedRaw {
 }
 
 interface EmailRow {
-  seq: number;
   id: string;
   mailbox: string;
   folder: Folder;
@@ -82,6 +81,53 @@ export interface JsonPage {
   last: ListPosition | undefined;
   /** The data version (`DataVersion`) the page was read at, and is true at. */
   version: string;
+}
+
+/** What a PATCH may change (§4.5). */
+type FlagChanges = { folder?: Folder; read?: boolean; starred?: boolean };
+
+/**
+ * An email with its bodies (`get`): the columns the detail is made of (D-4), not its summary's
+ * JSON or its search columns.
+ */
+const READ_EMAIL = `SELECT e.id, e.mailbox, e.folder, e.read, e.starred, e.from_address, e.from_name,
+    e.to_json, e.cc_json, e.bcc_json, e.reply_to_json, e.subject, e.snippet, e.preheader,
+    e.message_id, e.in_reply_to, e.references_json, e.received_at, e.sent_at, e.attachment_count,
+    c.text_body, c.html_body
+  FROM emails e JOIN email_contents c ON c.seq = e.seq WHERE e.id = ?`;
+
+/** The UPDATE's assignments and parameters (by column name) for `changes`. */
+function flagWrites(
+  id: string,
+  changes: FlagChanges,
+): { sets: string[]; params: Record<string, string | number> } {
+  const sets: string[] = [];
+  const params: Record<string, string | number> = { id };
+  if (changes.folder !== undefined) {
+    sets.push('folder = @folder');
+    params.folder = changes.folder;
+  }
+  if (changes.read !== undefined) {
+    sets.push('read = @read');
+    params.read = changes.read ? 1 : 0;
+  }
+  if (changes.starred !== undefined) {
+    sets.push('starred = @starred');
+    params.starred = changes.starred ? 1 : 0;
+  }
+  return { sets, params };
+}
+
+/**
+ * Whether the row `held` already holds every value of `params` (a change of nothing, too): a
+ * change to what the email already holds writes nothing (issue 31 item 1: about half of the
+ * client mix's PATCHes): an UPDATE rewrote the row, its summary and the list indexes, grew the
+ * WAL, and moved the data version, emptying every cache kept against it, for a row that reads
+ * back the same. Nothing else records a PATCH (no updatedAt: D-20), and the route still
+ * publishes its event.
+ */
+function holds(held: Record<string, unknown>, params: Record<string, string | number>): boolean {
+  return Object.keys(params).every((name) => name === 'id' || held[name] === params[name]);
 }
 
 /** Writes an email's row of the search index (`insert`). */
@@ -339,15 +385,15 @@ export class EmailStore {
   }
 
   get(id: string): Email | undefined {
-    const row = this.sql
-      .get(
-        `SELECT e.*, c.text_body, c.html_body FROM emails e JOIN email_contents c ON c.seq = e.seq
-         WHERE e.id = ?`,
-      )
-      .get(id) as EmailRow | undefined;
+    return this.readEmail(id)?.email;
+  }
+
+  /** The email `id` and the row it was read from. */
+  private readEmail(id: string): { email: Email; row: EmailRow } | undefined {
+    const row = this.sql.get(READ_EMAIL).get(id) as EmailRow | undefined;
     if (row === undefined) return undefined;
     // The count is stored with the attachments, in one transaction (insert): none to look up.
-    return toEmail(row, row.attachment_count === 0 ? [] : this.attachmentsOf(id));
+    return { email: toEmail(row, row.attachment_count === 0 ? [] : this.attachmentsOf(id)), row };
   }
 
   /**
@@ -389,35 +435,40 @@ export class EmailStore {
   }
 
   /** Sets folder, read and starred as given; returns whether the email exists. */
-  update(id: string, changes: { folder?: Folder; read?: boolean; starred?: boolean }): boolean {
-    const sets: string[] = [];
-    const params: Record<string, string | number> = { id };
-    if (changes.folder !== undefined) {
-      sets.push('folder = @folder');
-      params.folder = changes.folder;
-    }
-    if (changes.read !== undefined) {
-      sets.push('read = @read');
-      params.read = changes.read ? 1 : 0;
-    }
-    if (changes.starred !== undefined) {
-      sets.push('starred = @starred');
-      params.starred = changes.starred ? 1 : 0;
-    }
+  update(id: string, changes: FlagChanges): boolean {
+    const { sets, params } = flagWrites(id, changes);
     if (sets.length === 0) return this.get(id) !== undefined;
-    // A change to what the email already holds writes nothing (issue 31 item 1: about half of
-    // the client mix's PATCHes): an UPDATE rewrote the row, its summary and the list indexes,
-    // grew the WAL, and moved the data version, emptying every cache kept against it, for a row
-    // that reads back the same. Nothing else records a PATCH (no updatedAt: D-20), and the route
-    // still publishes its event.
     const held = this.sql.get('SELECT folder, read, starred FROM emails WHERE id = ?').get(id) as
       Record<string, string | number> | undefined;
     if (held === undefined) return false;
-    if (Object.keys(params).every((name) => name === 'id' || held[name] === params[name]))
-      return true;
+    if (holds(held, params)) return true;
     return (
       this.sql.get(`UPDATE emails SET ${sets.join(', ')} WHERE id = @id`).run(params).changes > 0
     );
+  }
+
+  /**
+   * PATCH (§4.5): sets folder, read and starred as given and returns the email as it is after
+   * (undefined when there is none), from one read of it and at most one write: `update` and
+   * then `get` read it twice more (issue 31 item 1). The folder, read and starred flags of the
+   * answer are the row's as the write left them (RETURNING), the rest is what the read gave,
+   * which the write leaves as it was; an email the write does not change is answered as read.
+   */
+  change(id: string, changes: FlagChanges): Email | undefined {
+    const found = this.readEmail(id);
+    if (found === undefined) return undefined;
+    const { email, row } = found;
+    const { sets, params } = flagWrites(id, changes);
+    if (holds(row as unknown as Record<string, unknown>, params)) return email;
+    const after = this.sql
+      .get(`UPDATE emails SET ${sets.join(', ')} WHERE id = @id RETURNING folder, read, starred`)
+      .get(params) as Pick<EmailRow, 'folder' | 'read' | 'starred'> | undefined;
+    if (after !== undefined) {
+      email.folder = after.folder;
+      email.read = after.read === 1;
+      email.starred = after.starred === 1;
+    }
+    return email;
   }
 
   /** Permanent removal (§4.6), with its index entry; blobs still used elsewhere stay. */

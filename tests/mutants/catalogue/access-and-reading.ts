@@ -495,8 +495,9 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: '4.4-R1',
     bug: 'email detail is read without its attachments, so it lists no attachment ids',
     file: 'emulator/src/store/email-store.ts',
-    find: 'return toEmail(row, row.attachment_count === 0 ? [] : this.attachmentsOf(id));',
-    replace: 'return toEmail(row, []);',
+    within: 'readEmail',
+    find: 'email: toEmail(row, row.attachment_count === 0 ? [] : this.attachmentsOf(id)),',
+    replace: 'email: toEmail(row, []),',
     caughtBy: EMAIL_STATE.detail,
   },
   {
@@ -504,7 +505,7 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: 'D-20',
     bug: 'PATCH answers the email as it was before the change instead of the updated email',
     file: 'emulator/src/routes/emails.ts',
-    find: 'return c.json(emailDetail(store.emails.get(email.id) as Email));',
+    find: 'return c.json(emailDetail(changed as Email));',
     replace: 'return c.json(emailDetail(email));',
     caughtBy: EMAIL_STATE.patch,
   },
@@ -524,9 +525,10 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     rule: '3.1-R2',
     bug: 'an email in trash is treated as final: PATCH answers 200 but never moves it out again',
     file: 'emulator/src/store/email-store.ts',
-    find: "this.sql.get(`UPDATE emails SET ${sets.join(', ')} WHERE id = @id`).run(params).changes > 0",
+    within: 'change',
+    find: ".get(`UPDATE emails SET ${sets.join(', ')} WHERE id = @id RETURNING folder, read, starred`)",
     replace:
-      "this.sql.get(`UPDATE emails SET ${sets.join(', ')} WHERE id = @id AND folder != 'trash'`).run(params).changes > 0",
+      ".get(`UPDATE emails SET ${sets.join(', ')} WHERE id = @id AND folder != 'trash' RETURNING folder, read, starred`)",
     caughtBy: EMAIL_STATE.trash,
   },
   {
@@ -556,11 +558,11 @@ export const ACCESS_AND_READING: readonly NamedMutant[] = [
     file: 'emulator/src/routes/emails.ts',
     find: `    validator.check('UpdateEmailRequest', body);
     const changes = body as { folder?: Folder; read?: boolean; starred?: boolean };
-    store.emails.update(email.id, changes);`,
+    const changed = store.emails.change(email.id, changes);`,
     replace: `    const changes = body as { folder?: Folder; read?: boolean; starred?: boolean };
     if (typeof changes.read === 'boolean') store.emails.update(email.id, { read: changes.read });
     validator.check('UpdateEmailRequest', body);
-    store.emails.update(email.id, changes);`,
+    const changed = store.emails.change(email.id, changes);`,
     caughtBy: EMAIL_STATE.refusals,
   },
   {

@@ -364,7 +364,7 @@ const GENERATED_INPUT_CHECKS: NamedMutant[] = [
     rule: 'D-20',
     bug: 'PATCH answers with the email as it was before the update',
     file: 'emulator/src/routes/emails.ts',
-    find: 'return c.json(emailDetail(store.emails.get(email.id) as Email));',
+    find: 'return c.json(emailDetail(changed as Email));',
     replace: 'return c.json(emailDetail(email));',
     caughtBy: accepts('updateEmail', 200),
   },
