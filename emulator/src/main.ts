@@ -25,6 +25,7 @@ import type { SmtpIngress, SmtpOutcome } from './smtp/smtp-ingress.ts';
 import { RequestLog } from './request-log.ts';
 import { writeReadyFile } from './ready-file.ts';
 import { openStore, type Store } from './store/store.ts';
+import { WalCheckpoints } from './store/checkpoints.ts';
 
 /** The `mailtwin` command. Exit status: 0 on a clean stop, 2 on bad configuration. */
 export async function main(argv: string[]): Promise<number> {
@@ -112,6 +113,9 @@ async function startServer(options: ServeOptions): Promise<void> {
   // Before anything opens or listens: a binding that cannot be spoken is a configuration error.
   const spoken = await resolveServeBinding(options);
   const store = openStoreAt(options.db);
+  // A --db file's WAL is flushed and checkpointed off the requests' path (issue 31 item 1); this
+  // stops by itself once the store is closed.
+  if (options.db !== null) new WalCheckpoints(store.db);
   try {
     // The clock keeps its offset with the data: a restart on a --db file does not move time back.
     const clock = new ControllableClock(Date.now, {
