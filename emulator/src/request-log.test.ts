@@ -149,6 +149,23 @@ describe('the request log', () => {
     log.stop();
   });
 
+  it('reads no clock for a text line, which shows no time (issue 31 item 1)', async () => {
+    const deps = defaultDeps();
+    const now = vi.spyOn(deps.clock, 'now');
+    const lines: string[] = [];
+    const log = new RequestLog(createServices(deps), 'text', (line) => lines.push(line));
+    const fetch = log.wrap((_request: Request) => new Response('{}'));
+    log.start();
+    fetch(new Request('http://127.0.0.1/_mailtwin/v1/clock'));
+    log.smtpMessage({ from: 'a@b.test', bytes: 1, delivered: [] });
+    expect(lines).toEqual([
+      expect.stringMatching(/^GET \/_mailtwin\/v1\/clock 200 \S+ms control\n$/),
+      'smtp from a@b.test 1 bytes delivered to \n',
+    ]);
+    expect(now).not.toHaveBeenCalled();
+    log.stop();
+  });
+
   it('reads a plain URL without parsing it and writes the time of the lines of one second once', async () => {
     const at = '2026-05-01T10:00:00.000Z';
     let now = Date.parse(at);

@@ -155,10 +155,13 @@ export class RequestLog {
   }
 
   private emit(entry: LogEntry): void {
+    // A text line has no time: it is read and formatted for JSON lines only.
+    if (this.format !== 'json') {
+      this.write(`${textOf(entry)}\n`);
+      return;
+    }
     const time = this.timeOf(this.services.deps.clock.now().getTime());
-    this.write(
-      this.format === 'json' ? `${JSON.stringify({ time, ...entry })}\n` : `${textOf(entry)}\n`,
-    );
+    this.write(`${JSON.stringify({ time, ...entry })}\n`);
   }
 }
 
