@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createApp, defaultDeps } from '../app.ts';
 import { ApiError } from '../errors.ts';
 import { inSequence } from './in-sequence.ts';
+import { passesOn } from './one-handler.ts';
 
 /** A middleware that records its name before and after the rest. */
 const named =
@@ -51,6 +52,25 @@ describe('middleware in sequence', () => {
     const returned = inSequence(pass, pass, pass)({} as never, () => routePromise);
     expect(returned).toBe(routePromise);
     await returned;
+  });
+
+  it('gives members that all pass on one next between them, and returns what they return', async () => {
+    const nexts: unknown[] = [];
+    const pass: MiddlewareHandler = (_c, next) => {
+      nexts.push(next);
+      return next();
+    };
+    const routePromise = Promise.resolve();
+    const sequence = inSequence(passesOn(pass), passesOn(pass), passesOn(pass));
+    expect(sequence({} as never, () => routePromise)).toBe(routePromise);
+    expect(nexts).toHaveLength(3);
+    expect(new Set(nexts).size).toBe(1);
+    const answer = Promise.resolve(new Response('early'));
+    const answers = passesOn(() => answer);
+    expect(
+      inSequence(passesOn(pass), answers, passesOn(pass))({} as never, () => routePromise),
+    ).toBe(answer);
+    expect(nexts).toHaveLength(4);
   });
 
   it("runs the API's edge as one layer, and with the host check and the route as one handler", () => {
