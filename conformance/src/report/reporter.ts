@@ -1,9 +1,11 @@
-import type { Reporter, TestModule } from 'vitest/node';
+import type { Reporter, TestModule, TestRunEndReason } from 'vitest/node';
 import type { TestOutcome } from './summary.ts';
 
 /**
  * A vitest reporter that collects each test's rules, state, failure messages and the rules its
- * failure was charged to, and every check file that failed to load, for the per-rule summary.
+ * failure was charged to, and every check file that failed to load or never ran, for the
+ * per-rule summary. A run vitest ended early is a problem of the suite, never a verdict on the
+ * target: without it, the checks it never reached would read as "not selected" or absent.
  */
 export class RuleCollector implements Reporter {
   readonly outcomes: TestOutcome[] = [];
@@ -23,13 +25,19 @@ export class RuleCollector implements Reporter {
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
     unhandledErrors: ReadonlyArray<unknown>,
+    reason?: TestRunEndReason,
   ): void {
+    if (reason === 'interrupted')
+      this.problems.push('the run was interrupted: vitest ended it before every check had run');
     for (const module of testModules) {
       const file = module.moduleId.startsWith(this.root)
         ? this.nameOf(module.moduleId.slice(this.root.length + 1))
         : module.moduleId;
-      for (const error of module.errors())
-        this.problems.push(`${file} did not load: ${error.message}`);
+      const errors = module.errors();
+      for (const error of errors) this.problems.push(`${file} did not load: ${error.message}`);
+      // A check file always declares checks: one that reports none was never run.
+      if (errors.length === 0 && module.children.allTests().next().done === true)
+        this.problems.push(`${file} did not run (vitest left it ${module.state()})`);
       for (const test of module.children.allTests()) {
         const result = test.result();
         const meta = test.meta();
