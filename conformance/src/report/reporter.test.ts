@@ -55,3 +55,12 @@ describe('RuleCollector', () => {
     expect(collector.outcomes).toHaveLength(1);
   });
 });
+
+describe('RuleCollector.expectFiles', () => {
+  it('names each expected check file vitest never reported on', () => {
+    const collector = new RuleCollector(ROOT);
+    collector.onTestRunEnd([moduleOf('checks/a.check.ts', ['one'])], [], 'passed');
+    collector.expectFiles([`${ROOT}/checks/a.check.ts`, `${ROOT}/checks/b.check.ts`]);
+    expect(collector.problems).toEqual(['checks/b.check.ts did not run']);
+  });
+});

@@ -10,6 +10,8 @@ import type { TestOutcome } from './summary.ts';
 export class RuleCollector implements Reporter {
   readonly outcomes: TestOutcome[] = [];
   readonly problems: string[] = [];
+  /** The check files (absolute paths) vitest reported on. */
+  private readonly reported = new Set<string>();
 
   constructor(
     private readonly root: string,
@@ -30,9 +32,8 @@ export class RuleCollector implements Reporter {
     if (reason === 'interrupted')
       this.problems.push('the run was interrupted: vitest ended it before every check had run');
     for (const module of testModules) {
-      const file = module.moduleId.startsWith(this.root)
-        ? this.nameOf(module.moduleId.slice(this.root.length + 1))
-        : module.moduleId;
+      this.reported.add(module.moduleId);
+      const file = this.fileOf(module.moduleId);
       const errors = module.errors();
       for (const error of errors) this.problems.push(`${file} did not load: ${error.message}`);
       // A check file always declares checks: one that reports none was never run.
@@ -83,5 +84,17 @@ export class RuleCollector implements Reporter {
     }
     for (const error of unhandledErrors)
       this.problems.push(`unhandled error: ${String((error as Error)?.message ?? error)}`);
+  }
+
+  /** Notes each of `paths` (absolute check files the run took) that vitest never reported on. */
+  expectFiles(paths: readonly string[]): void {
+    for (const path of paths)
+      if (!this.reported.has(path)) this.problems.push(`${this.fileOf(path)} did not run`);
+  }
+
+  private fileOf(moduleId: string): string {
+    return moduleId.startsWith(this.root)
+      ? this.nameOf(moduleId.slice(this.root.length + 1))
+      : moduleId;
   }
 }
