@@ -7,8 +7,9 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emailDetail } from '../domain/email-view.ts';
 import type { Folder } from '../domain/types.ts';
+import { statementsRan } from '../test-helpers/statements-ran.ts';
 import { storedEmail } from '../test-helpers/stored-email.ts';
-import { openStore, type Store } from './store.ts';
+import { openStore } from './store.ts';
 
 const MAILBOX = 'box@acme.test';
 const FOLDERS: Folder[] = ['inbox', 'archive', 'sent', 'spam', 'trash'];
@@ -42,28 +43,6 @@ function storeWith(flags: { folder: Folder; read: boolean; starred: boolean }, f
   return store;
 }
 
-/** The SQL of every statement `work` runs on `store`'s connection (all, get, run, iterate). */
-function statementsOf(store: Store, work: () => void): string[] {
-  const ran: string[] = [];
-  const statement = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as Record<
-    'all' | 'get' | 'run' | 'iterate',
-    (...args: unknown[]) => unknown
-  >;
-  const { all, get, run, iterate } = statement;
-  const original = { all, get, run, iterate };
-  for (const method of ['all', 'get', 'run', 'iterate'] as const)
-    statement[method] = function (this: { source: string }, ...args: unknown[]) {
-      ran.push(this.source);
-      return original[method].apply(this, args);
-    };
-  try {
-    work();
-  } finally {
-    Object.assign(statement, original);
-  }
-  return ran.filter((sql) => sql !== 'SELECT total_changes()');
-}
-
 const flags = fc.record({
   folder: fc.constantFrom(...FOLDERS),
   read: fc.boolean(),
@@ -85,7 +64,7 @@ describe('EmailStore.change', () => {
           const updated = storeWith(held, files);
           const before = changed.version.current();
           let answer: unknown;
-          const ran = statementsOf(changed, () => {
+          const ran = statementsRan(changed.db, () => {
             answer = changed.emails.change('em_1', changes);
           });
           updated.emails.update('em_1', changes);

@@ -6,9 +6,10 @@
  * size, is the filter plan's page and the newest plan's from the database, byte for byte.
  */
 import fc from 'fast-check';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { ftsMatchExpression, type SearchPlan } from '../domain/search.ts';
 import type { EmailFilter, Folder } from '../domain/types.ts';
+import { statementsRan } from '../test-helpers/statements-ran.ts';
 import { storedEmail } from '../test-helpers/stored-email.ts';
 import { SEARCH_MEMORY_LIMITS, searchMemory, type SearchMemory } from './search-memory.ts';
 import { openStore, type Store } from './store.ts';
@@ -284,51 +285,37 @@ describe('the newest plan from memory', () => {
       { mailbox: 'box@acme.test', match: ftsMatchExpression('kalo'), starred: true },
     ];
     const first = pages.map((filter) => store.emails.listJson(filter, 10));
-    // Statements run from here on, by their SQL.
-    const ran: string[] = [];
-    const statement = Object.getPrototypeOf(store.db.prepare('SELECT 1')) as Record<
-      'all' | 'get' | 'run' | 'iterate',
-      (...args: unknown[]) => unknown
-    >;
-    const { all, get, run, iterate } = statement;
-    const original = { all, get, run, iterate };
-    const spies = (['all', 'get', 'run', 'iterate'] as const).map((method) =>
-      vi.spyOn(statement, method).mockImplementation(function (
-        this: { source: string },
-        ...args: unknown[]
-      ) {
-        ran.push(this.source);
-        return original[method].apply(this, args);
+    // Another table written: the data version moves (the page cache is emptied), no email did.
+    store.settings.set('search-memory-test', 'x');
+    let again: string[] = [];
+    expect(
+      statementsRan(store.db, () => {
+        again = pages.map((filter) => store.emails.listJson(filter, 10).json);
       }),
-    );
-    try {
-      // Another table written: the data version moves (the page cache is emptied), no email did.
-      store.settings.set('search-memory-test', 'x');
-      ran.length = 0;
-      const again = pages.map((filter) => store.emails.listJson(filter, 10));
-      expect(again.map((page) => page.json)).toEqual(first.map((page) => page.json));
-      expect(ran.filter((source) => source !== 'SELECT total_changes()')).toEqual([]);
-      // A PATCH's email is read again once, with its summary text, for every page after it
-      // (each page holds the same emails as before).
-      const patched = ids.at(-1) as string;
-      store.emails.update(patched, { read: true, folder: 'archive' });
-      const expected = pages.map((filter) => {
-        store.emails.searchTuning = { memory: false };
-        const page = store.emails.listJson(filter, 10);
-        store.emails.searchTuning = {};
-        store.settings.set('search-memory-test', page.json);
-        return page.json;
-      });
-      expect(expected[0]).toContain(patched);
-      ran.length = 0;
-      expect(pages.map((filter) => store.emails.listJson(filter, 10).json)).toEqual(expected);
-      expect(ran.filter((source) => !source.startsWith('SELECT total_changes()'))).toEqual([
-        expect.stringContaining('FROM temp.mailtwin_email_writes'),
-        expect.stringContaining('FROM emails e WHERE seq = ?'),
-      ]);
-    } finally {
-      for (const spy of spies) spy.mockRestore();
-    }
+    ).toEqual([]);
+    expect(again).toEqual(first.map((page) => page.json));
+    // A PATCH's email is read again once, with its summary text, for every page after it
+    // (each page holds the same emails as before).
+    const patched = ids.at(-1) as string;
+    store.emails.update(patched, { read: true, folder: 'archive' });
+    const expected = pages.map((filter) => {
+      store.emails.searchTuning = { memory: false };
+      const page = store.emails.listJson(filter, 10);
+      store.emails.searchTuning = {};
+      store.settings.set('search-memory-test', page.json);
+      return page.json;
+    });
+    expect(expected[0]).toContain(patched);
+    let afterPatch: string[] = [];
+    expect(
+      statementsRan(store.db, () => {
+        afterPatch = pages.map((filter) => store.emails.listJson(filter, 10).json);
+      }),
+    ).toEqual([
+      expect.stringContaining('FROM temp.mailtwin_email_writes'),
+      expect.stringContaining('FROM emails e WHERE seq = ?'),
+    ]);
+    expect(afterPatch).toEqual(expected);
     store.close();
   });
 
