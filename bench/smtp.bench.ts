@@ -1,8 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTransport } from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import {
   cpuMsOf,
   freePort,
@@ -27,6 +29,13 @@ const PROFILE_DIR = process.env.SMTP_CPU_PROF;
  * so the emulator runs as `mailtwin serve` does.
  */
 const NODE_FLAGS = (process.env.SMTP_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+/**
+ * `SMTP_CLIENT_PROF=dir npm run bench -- smtp`: a CPU profile of this process (the client) over
+ * each line's timed window alone, written there as client-<line>.cpuprofile (inspector).
+ */
+const CLIENT_PROFILE_DIR = process.env.SMTP_CLIENT_PROF;
+/** `SMTP_CLIENTS=2,3 npm run bench -- smtp`: only these lines (1-based, in CLIENTS' order). */
+const ONLY = process.env.SMTP_CLIENTS?.split(',').map(Number);
 
 /** A run's own word, so the API count finds exactly the messages this run sent. */
 const TAG = `smtpbench${Date.now().toString(36)}`;
@@ -80,26 +89,47 @@ function delayedAcks(): number {
   }
 }
 
-/** One client of the run: how its sockets are made, and what the row says of it. */
+/** One client of the run: how its sockets are made, how it sends, and what the row says of it. */
 interface Client {
   label: string;
   /** nodemailer's `getSocket`: the connected socket a pooled connection uses; unset, its own. */
   getSocket?: (options: unknown, callback: (error: Error | null, socket?: object) => void) => void;
+  /**
+   * Whether each message is composed before the timer starts and handed to the transport as
+   * `raw` (as Python's smtplib.sendmail takes bytes), instead of composed by nodemailer as it is
+   * sent; what the line measures, in its own words.
+   */
+  preComposed: boolean;
+  measures: string;
 }
 
+/** nodemailer's pool takes a connected socket as `connection`, as from a proxy. */
+const noDelaySocket: Client['getSocket'] = (options, callback) => {
+  const { host, port } = options as { host: string; port: number };
+  const socket = connect({ host, port, noDelay: true });
+  socket.once('error', (error) => callback(error));
+  socket.once('connect', () => callback(null, { connection: socket }));
+};
+
+const COMPOSING =
+  "nodemailer composes each message (MIME, text + HTML) as it sends it, on the same 2 cores: the client's composing counted in the rate";
+
 const CLIENTS: Client[] = [
-  { label: 'nodemailer as it comes' },
+  { label: 'nodemailer as it comes', preComposed: false, measures: COMPOSING },
   {
     label: 'nodemailer, sockets with TCP_NODELAY',
     // nodemailer pipes a message to the socket in several writes; without TCP_NODELAY the
     // kernel holds all but the first until the server's delayed ACK (see delayedAcks).
-    // (nodemailer's pool takes a connected socket as `connection`, as from a proxy.)
-    getSocket: (options, callback) => {
-      const { host, port } = options as { host: string; port: number };
-      const socket = connect({ host, port, noDelay: true });
-      socket.once('error', (error) => callback(error));
-      socket.once('connect', () => callback(null, { connection: socket }));
-    },
+    getSocket: noDelaySocket,
+    preComposed: false,
+    measures: COMPOSING,
+  },
+  {
+    label: 'nodemailer, sockets with TCP_NODELAY, messages pre-composed',
+    getSocket: noDelaySocket,
+    preComposed: true,
+    measures:
+      "each message's bytes composed once before the timer by nodemailer's MailComposer and handed to the same pooled transport as `raw` (as smtplib.sendmail takes bytes): SMTP and ingest, not the client's composing",
   },
 ];
 
@@ -108,8 +138,10 @@ const CLIENTS: Client[] = [
  * `CONNECTIONS` connections, `MESSAGES` messages (text and HTML parts, about 2 KB each) to one
  * mailbox of `mailtwin serve`; the rate counts from the first message handed to the pool to the
  * last one accepted (250), then the API must list every one of them. Target ≥ 1,000 messages/s.
- * Twice: nodemailer as it comes, then with TCP_NODELAY on its sockets, which tells the server's
- * pace from the 40 ms a message that nodemailer's writes wait for the server's delayed ACK.
+ * Three lines: nodemailer as it comes, then with TCP_NODELAY on its sockets, which tells the
+ * server's pace from the 40 ms a message that nodemailer's writes wait for the server's delayed
+ * ACK; then with TCP_NODELAY and every message composed before the timer (`raw`), which leaves
+ * the client's MIME composing (about a third of its CPU) out of the two cores the rate shares.
  */
 export async function benchSmtp(print: (line: string) => void): Promise<void> {
   const smtpPort = await freePort();
@@ -134,7 +166,8 @@ export async function benchSmtp(print: (line: string) => void): Promise<void> {
     await smtpListening(smtpPort);
     if (NODE_FLAGS.length > 0) print(`emulator run with node ${NODE_FLAGS.join(' ')}`);
     for (const [index, client] of CLIENTS.entries())
-      await runClient(server, smtpPort, client, `${TAG}c${index}`, print);
+      if (ONLY === undefined || ONLY.includes(index + 1))
+        await runClient(server, smtpPort, client, `${TAG}c${index}`, index + 1, print);
     print(`emulator RSS ${rssMbOf(server.pid).toFixed(0)} MB`);
   } finally {
     await server?.stop();
@@ -146,6 +179,7 @@ async function runClient(
   smtpPort: number,
   client: Client,
   tag: string,
+  line: number,
   print: (line: string) => void,
 ): Promise<void> {
   const transport = createTransport({
@@ -160,16 +194,27 @@ async function runClient(
   } as Parameters<typeof createTransport>[0]);
   const paragraph =
     'Thanks for the samples: the recycled mailers held up in the drop test and the print is sharp. ';
+  const mail = (i: number) => ({
+    from: 'Jin Park <jin.park@northwind.test>',
+    to: MAILBOX,
+    subject: `Order ${i} ${tag}`,
+    text: `${paragraph.repeat(8)}\n\nOrder ${i}`,
+    html: `<p>${paragraph.repeat(8)}</p><p>Order <b>${i}</b></p>`,
+  });
+  // The bytes nodemailer itself would send for `mail(i)` (MailComposer, as sendMail compiles it;
+  // no X-Mailer, as none is set), made for every message before the timer starts.
+  const composed = new Map<number, Buffer>();
+  if (client.preComposed)
+    for (let i = -CONNECTIONS * 2; i < MESSAGES; i += 1)
+      composed.set(i, await new MailComposer(mail(i)).compile().build());
+  const envelope = { from: 'jin.park@northwind.test', to: [MAILBOX] };
   const send = (i: number) =>
-    transport.sendMail({
-      from: 'Jin Park <jin.park@northwind.test>',
-      to: MAILBOX,
-      subject: `Order ${i} ${tag}`,
-      text: `${paragraph.repeat(8)}\n\nOrder ${i}`,
-      html: `<p>${paragraph.repeat(8)}</p><p>Order <b>${i}</b></p>`,
-    });
+    client.preComposed
+      ? transport.sendMail({ envelope, raw: composed.get(i)! })
+      : transport.sendMail(mail(i));
   // Warm the connections and the code paths before timing.
   await Promise.all(Array.from({ length: CONNECTIONS * 2 }, (_, i) => send(-1 - i)));
+  const profiler = CLIENT_PROFILE_DIR === undefined ? undefined : await startProfile();
   const cpuBefore = cpuMsOf(server.pid);
   const faultsBefore = minorFaultsOf(server.pid);
   const clientBefore = process.cpuUsage();
@@ -181,13 +226,33 @@ async function runClient(
   const faults = minorFaultsOf(server.pid) - faultsBefore;
   const used = process.cpuUsage(clientBefore);
   const acks = delayedAcks() - acksBefore;
+  await profiler?.stop(join(CLIENT_PROFILE_DIR!, `client-${line}.cpuprofile`));
   transport.close();
   const refused = results.filter((r) => r.status === 'rejected');
   const listed = (await countListed(server.origin, tag)) - CONNECTIONS * 2;
   print(
-    `${client.label}: ${MESSAGES} messages (text and HTML, ~2 KB) over ${CONNECTIONS} pooled connections to ${MAILBOX}: ${(MESSAGES / seconds).toFixed(0)} messages/s (target ≥ 1,000), ${seconds.toFixed(2)} s; CPU a message: emulator ${(cpu / MESSAGES).toFixed(2)} ms, nodemailer (this process, same cores) ${((used.user + used.system) / 1000 / MESSAGES).toFixed(2)} ms; emulator page faults a message ${(faults / MESSAGES).toFixed(1)}; delayed ACKs (machine-wide) ${(acks / MESSAGES).toFixed(2)} a message; refused ${refused.length}${refused.length > 0 ? ` (first: ${String((refused[0] as PromiseRejectedResult).reason)})` : ''}`,
+    `${client.label} (${client.measures}): ${MESSAGES} messages (text and HTML, ~2 KB) over ${CONNECTIONS} pooled connections to ${MAILBOX}: ${(MESSAGES / seconds).toFixed(0)} messages/s (target ≥ 1,000), ${seconds.toFixed(2)} s; CPU a message: emulator ${(cpu / MESSAGES).toFixed(2)} ms, nodemailer (this process, same cores) ${((used.user + used.system) / 1000 / MESSAGES).toFixed(2)} ms; emulator page faults a message ${(faults / MESSAGES).toFixed(1)}; delayed ACKs (machine-wide) ${(acks / MESSAGES).toFixed(2)} a message; refused ${refused.length}${refused.length > 0 ? ` (first: ${String((refused[0] as PromiseRejectedResult).reason)})` : ''}`,
   );
   print(
     `  listed by GET /emails afterwards: ${listed} of ${MESSAGES}${listed === MESSAGES ? ' (all)' : ' (MISSING SOME)'}`,
   );
+}
+
+/** A CPU profile of this process from now to `stop` (SMTP_CLIENT_PROF), through the inspector. */
+async function startProfile() {
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
+    );
+  await post('Profiler.enable');
+  await post('Profiler.start');
+  return {
+    async stop(path: string) {
+      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+      writeFileSync(path, JSON.stringify(profile));
+      session.disconnect();
+    },
+  };
 }
