@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { emailSummary } from '../domain/email-view.ts';
 import type { Address, Email } from '../domain/types.ts';
+import { statementsRan } from '../test-helpers/statements-ran.ts';
 import { storedEmail } from '../test-helpers/stored-email.ts';
 import { openStore, type Store } from './store.ts';
 
@@ -132,6 +133,36 @@ describe('EmailStore.listJson', () => {
     store.emails.delete('em_000003');
     expect(page()).toEqual(serialised(store).join(','));
     expect(page()).not.toContain('em_000003');
+    store.close();
+  });
+
+  it('keeps no page: one asked again at the same data version is read again, not kept from before', () => {
+    const store = storeWithMailbox();
+    const from = { address: 'a@b.test', name: null };
+    for (let n = 0; n < 30; n += 1)
+      store.emails.insert(email(n, { subject: `report ${n}`, snippet: '', from, to: [] }));
+    const version = store.version.current();
+    const second = store.emails.listJson({ mailbox: MAILBOX }, 10).last;
+    for (const [filter, after] of [
+      [{ mailbox: MAILBOX }, undefined],
+      [{ mailbox: MAILBOX, match: 'report', folder: 'inbox' as const }, undefined],
+      [{ mailbox: MAILBOX }, second],
+      [{ mailbox: MAILBOX, match: 'report' }, second],
+    ] as const) {
+      const read = () => store.emails.listJson(filter, 10, after);
+      const pages = [read()];
+      const ran = [0, 1].map(() => statementsRan(store.db, () => pages.push(read())));
+      // The same answer, read three times (the first builds what the store keeps in memory):
+      // each a new page, and a page past the first runs its statements each time (a page kept
+      // until the next write ran none).
+      expect(pages[0]?.bytes).toBeGreaterThan(0);
+      expect(pages[2]).toEqual(pages[0]);
+      expect(pages[2]).not.toBe(pages[1]);
+      expect(pages[1]).not.toBe(pages[0]);
+      expect(pages[2]?.version).toBe(version);
+      expect(ran[1]).toEqual(ran[0]);
+      if (after !== undefined) expect(ran[1]?.length).toBeGreaterThan(0);
+    }
     store.close();
   });
 
