@@ -3,6 +3,11 @@
  * the in-process emulator, a few checks selected with --filter so it stays quick (a whole
  * certify run takes about a minute here; the renderer is tested on its own in
  * report-certificate.test.ts).
+ *
+ * The child runs the sources (MAILTWIN_FROM_SOURCE=1), never dist/: a build in this checkout
+ * while the test runs (`npm run build`, `npm run bench -- startup`, `npm pack`) deletes dist/
+ * and writes it again over 20-40 s, and a compiled run caught in that window reported only
+ * the check files written by then, or none (seen twice in loaded full unit runs).
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -33,7 +38,11 @@ beforeAll(async () => {
       ...['--filter', '1-R2', '--seed', '1', '--quiet'],
       ...['--report', 'certificate', '--report-dir', reportDir],
     ],
-    { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', MAILTWIN_FROM_SOURCE: '1' },
+    },
   );
   let stdout = '';
   let stderr = '';

@@ -32,7 +32,13 @@ import { RuleCollector } from '../report/reporter.ts';
 import { renderReport, secretsOf, type RenderedReport } from '../report/reports.ts';
 import { loadRules } from '../contract/rules.ts';
 import { NOT_SELECTED_BY_FILTER, summarize, type Summary } from '../report/summary.ts';
-import { CHECKS_DIR, CHECK_FILE_SUFFIX, sourceNameOf, suiteFiles } from './suite-files.ts';
+import {
+  CHECKS_DIR,
+  CHECK_FILE_SUFFIX,
+  sourceNameOf,
+  suiteFiles,
+  watchSuiteFolders,
+} from './suite-files.ts';
 
 /** What vitest runs: the check files and the workers' setup, as this module runs (.ts or .js). */
 const SUITE = suiteFiles(PACKAGE_ROOT);
@@ -128,6 +134,10 @@ export async function main(argv: string[]): Promise<number> {
     run.filter === undefined ? 'skipped' : NOT_SELECTED_BY_FILTER,
     sourceNameOf,
   );
+  // The check files there are as the run starts: each one vitest never reports on is said
+  // once it ends, as is a suite folder removed or written again meanwhile (a build, say).
+  const expected = run.shard === undefined ? allCheckFiles() : [];
+  const suiteReplaced = watchSuiteFolders(PACKAGE_ROOT);
   const startedAt = new Date();
   const started = performance.now();
   // Imported here, not at the top: the dry run and --help need none of vitest's start-up.
@@ -150,7 +160,10 @@ export async function main(argv: string[]): Promise<number> {
   );
   await vitest.close();
   // A check file that never reported is said, not left to read as "not selected" or absent.
-  if (run.shard === undefined) collector.expectFiles(allCheckFiles());
+  collector.expectFiles(expected);
+  const replaced = suiteReplaced();
+  // First: it is why the rest went wrong.
+  if (replaced !== undefined) collector.problems.unshift(replaced);
   const summary = summarize(rules, collector.outcomes, collector.problems, {
     strict: run.strict,
     noSkips: PROFILES[run.profile].noSkips,

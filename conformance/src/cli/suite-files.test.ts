@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PACKAGE_ROOT } from '../../../emulator/src/package-root.ts';
@@ -8,6 +9,7 @@ import {
   SETUP_FILE,
   sourceNameOf,
   suiteFiles,
+  watchSuiteFolders,
 } from './suite-files.ts';
 
 describe('suite files, run from the sources', () => {
@@ -48,5 +50,31 @@ describe('a suite file as reports name it', () => {
     expect(sourceNameOf('dist\\conformance\\checks\\reading.check.js')).toBe(
       'conformance/checks/reading.check.ts',
     );
+  });
+});
+
+describe('the suite folders a run watches', () => {
+  const root = mkdtempSync(join(tmpdir(), 'mailtwin-suite-folders-'));
+  const checks = join(root, 'dist', 'conformance', 'checks');
+  const setup = join(root, 'dist', 'conformance', 'src', 'run');
+
+  it('says a folder removed and written again during the run, as npm run build does to dist/', () => {
+    for (const folder of [checks, setup]) mkdirSync(folder, { recursive: true });
+    const replaced = watchSuiteFolders(root, [checks, setup]);
+    rmSync(join(root, 'dist'), { recursive: true });
+    mkdirSync(checks, { recursive: true });
+    writeFileSync(join(checks, 'a.check.js'), '');
+    expect(replaced()).toBe(
+      'dist/conformance/checks, dist/conformance/src/run was removed or written again while the run went on (as `npm run build` does to dist/): vitest ran what it found of the suite then, which may be some check files or none',
+    );
+  });
+
+  it('says nothing of folders left in place, whatever their files went through', () => {
+    for (const folder of [checks, setup]) mkdirSync(folder, { recursive: true });
+    const replaced = watchSuiteFolders(root, [checks, setup]);
+    writeFileSync(join(checks, 'b.check.js'), 'edited');
+    rmSync(join(checks, 'a.check.js'), { force: true });
+    expect(replaced()).toBeUndefined();
+    rmSync(root, { recursive: true, force: true });
   });
 });

@@ -6,6 +6,7 @@
  * dist/conformance/src/run/setup.js. Never found from the package root: a compiled run must not
  * run the TypeScript sources beside it (absent from a package, or newer than what was compiled).
  */
+import { statSync } from 'node:fs';
 import { dirname, extname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -45,4 +46,32 @@ export function sourceNameOf(relativePath: string): string {
 /** Globs take `/` on every system. */
 function posix(path: string): string {
   return path.split('\\').join('/');
+}
+
+/**
+ * Notes the folders a run reads its suite from (the check files' and the setup file's) as it
+ * starts, and gives a function that says, once it ends, whether one was removed or made again
+ * meanwhile, as `npm run build` does to dist/ (it deletes dist/ and writes it again over some
+ * seconds): files the run needed were then missing for a while, and vitest reported what it
+ * found, some files or none. A problem of the suite, never a verdict on the target.
+ */
+export function watchSuiteFolders(
+  root: string,
+  folders: readonly string[] = [CHECKS_DIR, dirname(SETUP_FILE)],
+): () => string | undefined {
+  const identity = (folder: string) => {
+    try {
+      const stat = statSync(folder, { bigint: true });
+      return `${stat.ino}:${stat.birthtimeNs}`;
+    } catch {
+      return 'absent';
+    }
+  };
+  const before = folders.map(identity);
+  return () => {
+    const changed = folders.filter((folder, i) => identity(folder) !== before[i]);
+    if (changed.length === 0) return undefined;
+    const shown = changed.map((folder) => posix(relative(root, folder)) || '.').join(', ');
+    return `${shown} was removed or written again while the run went on (as \`npm run build\` does to dist/): vitest ran what it found of the suite then, which may be some check files or none`;
+  };
 }

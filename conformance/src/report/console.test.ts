@@ -319,6 +319,23 @@ describe('formatConsoleReport', () => {
     expect(lines).not.toContain('Skipped, by reason:');
   });
 
+  it('says in the closing lines, all a run prints without --report console, that the suite had problems', () => {
+    const lines = closingLines(
+      summary([], {
+        problems: [
+          'checks/b.check.ts did not load: boom\n  at line 2',
+          'checks/c.check.ts did not run',
+        ],
+        exitCode: 1,
+      }),
+      FACTS,
+    );
+    expect(lines).toContain(
+      'Problems with the suite itself: 2 (the first: checks/b.check.ts did not load: boom; --report console or json lists them all)',
+    );
+    expect(lines.at(-1)).toBe('Result: NOT conformant');
+  });
+
   it('lists the problems with the suite itself', () => {
     const report = formatConsoleReport(
       summary([], { problems: ['x.check.ts did not load: boom'], exitCode: 1 }),

@@ -14,7 +14,7 @@ import {
   type RunFacts,
 } from './facts.ts';
 import { printable } from '../client/printable.ts';
-import type { RuleResult, Summary, TestOutcome } from './summary.ts';
+import { firstLine, type RuleResult, type Summary, type TestOutcome } from './summary.ts';
 
 export type { RunFacts } from './facts.ts';
 
@@ -153,6 +153,12 @@ export function closingLines(summary: Summary, facts: RunFacts): string[] {
     );
   if (summary.skipped.length > 0)
     lines.push(`Skipped checks: ${summary.skipped.length} (reasons above)`);
+  // Said in the closing lines too, which are all a run prints without `--report console`: a run
+  // whose own files did not run must not read as one that checked little by choice.
+  if (summary.problems.length > 0)
+    lines.push(
+      `Problems with the suite itself: ${summary.problems.length} (the first: ${firstLine(summary.problems[0]!)}; --report console or json lists them all)`,
+    );
   if (facts.requests !== undefined) lines.push(`Requests: ${formatCount(facts.requests)} sent`);
   if (facts.cases !== undefined)
     lines.push(`Generated cases: ${formatCount(facts.cases)} (fast-check runs)`);

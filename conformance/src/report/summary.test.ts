@@ -412,6 +412,23 @@ describe('a run that checked nothing (issue 13 item 2)', () => {
     expect(summary.exitCode).toBe(1);
   });
 
+  it("names the suite's own problem, not the filter, when a check file never ran", () => {
+    // Seen in loaded unit runs: a build rewrote dist/ under the run, which then reported only
+    // the first check file written, whose checks --filter had not selected.
+    const summary = summarize(
+      rules,
+      [outcome(['1-R1'], 'skipped', notSelected)],
+      ['checks/b.check.ts did not run', 'unhandled error: boom\nat somewhere'],
+      { ...EMULATOR, filter: '1-R2' },
+    );
+    expect(summary.nothingChecked).toBe(
+      'the suite itself failed: checks/b.check.ts did not run (and 1 more problem(s))',
+    );
+    expect(summary.exitCode).toBe(1);
+    const alone = summarize(rules, [], ['unhandled error: boom\nat somewhere'], EMULATOR);
+    expect(alone.nothingChecked).toBe('the suite itself failed: unhandled error: boom');
+  });
+
   it('passes a run in which one check ran and sent a request', () => {
     const summary = summarize(
       rules,

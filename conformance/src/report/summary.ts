@@ -273,7 +273,10 @@ export function summarize(
     results.filter((r) => r.tests.length > 0 && (source === undefined || r.rule.source === source))
       .length;
   const total = (source: Rule['source']) => rules.filter((r) => r.source === source).length;
-  const nothingChecked = whyNothingChecked(outcomes, options.filter);
+  // The run's own problems (a check file that did not load or run, an error vitest caught)
+  // come before the catalogue's: when the suite itself failed, they are why nothing was
+  // checked, not the filter or the target.
+  const nothingChecked = whyNothingChecked(outcomes, options.filter, problems);
   return {
     results,
     counts,
@@ -331,11 +334,30 @@ function harnessOnly(
   return NEEDS.filter((need) => needs.has(need));
 }
 
+/** A problem's first line: a module that did not load brings its whole compiler error. */
+export function firstLine(text: string): string {
+  return text.split('\n', 1)[0]!;
+}
+
 /**
  * Why a run checked nothing: no check was selected, every selected check was skipped, or the
- * checks that ran sent no request (counted only where the outcome says how many it sent).
+ * checks that ran sent no request (counted only where the outcome says how many it sent). When
+ * the run had problems of its own (`problems`: a check file that did not load or never ran, an
+ * error vitest caught, the suite's files replaced under it), those are the reason, never the
+ * filter or the target: the checks it never reached were not "not selected".
  */
-function whyNothingChecked(outcomes: TestOutcome[], filter?: string): string | undefined {
+function whyNothingChecked(
+  outcomes: TestOutcome[],
+  filter: string | undefined,
+  problems: readonly string[],
+): string | undefined {
+  const reason = nothingCheckedFor(outcomes, filter);
+  if (reason === undefined || problems.length === 0) return reason;
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more problem(s))` : '';
+  return `the suite itself failed: ${firstLine(problems[0]!)}${more}`;
+}
+
+function nothingCheckedFor(outcomes: TestOutcome[], filter?: string): string | undefined {
   const selected = outcomes.filter(
     (o) => filter === undefined || o.skipReason !== NOT_SELECTED_BY_FILTER,
   );
