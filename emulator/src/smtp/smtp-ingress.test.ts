@@ -1,5 +1,6 @@
 // SMTP ingress (issue 17 item 2), driven by nodemailer as a real SMTP client over loopback.
 import { execFile, spawnSync } from 'node:child_process';
+import type Database from 'better-sqlite3';
 import dns from 'node:dns';
 import net from 'node:net';
 import { promisify } from 'node:util';
@@ -368,6 +369,76 @@ describe('SMTP ingress speed (issue 31 item 2)', () => {
     } finally {
       pool.close();
     }
+  });
+
+  it("writes each group's webhook deliveries after its messages, outside their savepoints, in the order they were stored", async () => {
+    const { deps, services, ingress, webhook } = await world();
+    // A paused webhook too (D-35): its deliveries are recorded as paused, as the demo's sink's are.
+    const owner = services.directory.createOwner({ name: 'Paused' });
+    services.directory.grant(owner.id, 'alice@acme.test');
+    const paused = services.webhooks.create({
+      ownerId: owner.id,
+      url: 'https://hooks.example.com/paused',
+      scope: 'follow-owner',
+    }).webhook;
+    deps.store.webhooks.setStatus(paused.id, 'paused');
+    // How deep in the store's transactions each delivery row is written: 1 in a group's
+    // transaction, 2 in a message's savepoint within it.
+    let depth = 0;
+    const transaction = deps.store.transaction.bind(deps.store);
+    vi.spyOn(deps.store, 'transaction').mockImplementation((work) => {
+      depth += 1;
+      try {
+        return transaction(work);
+      } finally {
+        depth -= 1;
+      }
+    });
+    const prototype = Object.getPrototypeOf(
+      deps.store.db.prepare('SELECT 1'),
+    ) as Database.Statement;
+    const run = prototype.run;
+    const written: number[] = [];
+    prototype.run = function (this: Database.Statement, ...params: unknown[]) {
+      if (this.source.startsWith('INSERT INTO deliveries')) written.push(depth);
+      return run.apply(this, params as []);
+    } as typeof run;
+    const pool = nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: ingress.port,
+      secure: false,
+      ignoreTLS: true,
+      pool: true,
+      maxConnections: 5,
+    });
+    try {
+      const sent = await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          pool.sendMail({
+            from: 'carol@partner.test',
+            to: 'alice@acme.test',
+            subject: `Batch ${i}`,
+            text: `Message ${i}`,
+          }),
+        ),
+      );
+      expect(sent.every((info) => /^250 /.test(info.response))).toBe(true);
+    } finally {
+      prototype.run = run;
+      pool.close();
+    }
+    // Two deliveries a message (the active webhook's, pending; the paused one's), none written
+    // in a message's savepoint.
+    expect(written).toEqual(Array.from({ length: 20 }, () => 1));
+    const rows = deps.store.db
+      .prepare(
+        `SELECT d.webhook_id AS webhook, d.status, e.seq FROM deliveries d
+         JOIN emails e ON e.id = d.email_id ORDER BY d.rowid`,
+      )
+      .all() as { webhook: string; status: string; seq: number }[];
+    expect(rows.map((r) => r.seq)).toEqual([...rows.map((r) => r.seq)].sort((a, b) => a - b));
+    expect(rows.filter((r) => r.webhook === paused.id && r.status === 'paused')).toHaveLength(10);
+    expect(rows.filter((r) => r.webhook === webhook.id)).toHaveLength(10);
   });
 
   it('stores messages of two connections in one transaction when the second is parsed a few turns after the first', async () => {

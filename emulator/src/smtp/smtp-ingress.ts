@@ -73,9 +73,12 @@ export async function startSmtpIngress(
   port: number,
 ): Promise<SmtpIngress> {
   const limits = { ...DEFAULT_SMTP_LIMITS, ...deps.limits };
-  // The search index's rows of a group's emails are written once its messages are (indexAfter).
+  // The search index's rows of a group's emails, and their webhook deliveries, are written once
+  // its messages are (indexAfter, deliveriesAfter): outside each message's savepoint.
   const commits = new GroupCommit((work) =>
-    deps.store.transaction(() => deps.store.emails.indexAfter(work)),
+    deps.store.transaction(() =>
+      deps.store.webhooks.deliveriesAfter(() => deps.store.emails.indexAfter(work)),
+    ),
   );
   const sessionDeadlines = new Map<string, NodeJS.Timeout>();
   /** Answers 421 and closes the connection of a session (smtp-server's own way to end one). */

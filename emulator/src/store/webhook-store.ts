@@ -139,6 +139,9 @@ export class WebhookStore {
    */
   private pendingFrom: string | null | undefined;
 
+  /** The deliveries `addDelivery` leaves to `deliveriesAfter`, while its work runs. */
+  private later: { delivery: Delivery; data: DeliveryData }[] | undefined;
+
   constructor(private readonly db: Database.Database) {
     this.sql = new Statements(db);
     // Data staged for deliveries never recorded (the process stopped in between): seen by nothing.
@@ -243,9 +246,17 @@ export class WebhookStore {
    * Records a delivery with its `data` as JSON bytes, stored as given (a BLOB): storing and
    * reading them back copies bytes, where a string of megabytes was encoded on the way in and
    * decoded and parsed on the way out (issue 27 item 1). Data written apart (`stagePayload`,
-   * `payloadOf`) is named, not written again.
+   * `payloadOf`) is named, not written again. Inside `deliveriesAfter`, the row is written when
+   * its work has returned.
    */
   addDelivery(delivery: Delivery, data: DeliveryData): Delivery {
+    if (this.later !== undefined) this.later.push({ delivery, data });
+    else this.writeDelivery(delivery, data);
+    if (delivery.status === 'pending') this.pendingAt(delivery.nextAttemptAt);
+    return delivery;
+  }
+
+  private writeDelivery(delivery: Delivery, data: DeliveryData): void {
     const apart = 'payload' in data ? data : undefined;
     this.sql
       .get(
@@ -253,8 +264,35 @@ export class WebhookStore {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(delivery.id, delivery.webhookId, delivery.event, delivery.emailId, apart === undefined ? bytesOf(data as Uint8Array) : EMPTY, delivery.status, delivery.attempts, delivery.nextAttemptAt, delivery.createdAt, apart?.payload ?? null);
-    if (delivery.status === 'pending') this.pendingAt(delivery.nextAttemptAt);
-    return delivery;
+  }
+
+  /**
+   * Runs `work` (in the caller's transaction), writing the delivery rows it records once it has
+   * returned, in the order they were recorded, instead of as each is recorded (issue 31 item 2).
+   * SMTP's group commit stores each message in a savepoint of one transaction, and a savepoint
+   * copies every page it writes first: a delivery's row, its key (a random id) and its index
+   * entry were three more pages a message, about 20 us of CPU (the store step 242/140 -> 217/122
+   * us a message, in process). A row is written only if its email is still stored: a message
+   * whose savepoint was rolled back after recording its delivery leaves none. Refused outside a
+   * transaction (the email and its deliveries are written atomically).
+   */
+  deliveriesAfter<T>(work: () => T): T {
+    if (this.later !== undefined) return work();
+    if (!this.db.inTransaction)
+      throw new Error('WebhookStore.deliveriesAfter: outside a transaction');
+    const rows: { delivery: Delivery; data: DeliveryData }[] = [];
+    this.later = rows;
+    try {
+      const result = work();
+      this.later = undefined;
+      const stored = this.sql.get('SELECT 1 FROM emails WHERE id = ?').pluck();
+      for (const { delivery, data } of rows)
+        if (delivery.emailId === null || stored.get(delivery.emailId) !== undefined)
+          this.writeDelivery(delivery, data);
+      return result;
+    } finally {
+      this.later = undefined;
+    }
   }
 
   /** A delivery is pending from `at` (pendingFrom's lower bound moves down to it). */
