@@ -3,7 +3,7 @@
  * with no socket: on a loaded machine the wall clock says little, the CPU time a request more
  * (issue 31 item 1). Over the demo data and a mailbox of 10,000 emails, after one warm-up pass.
  * `node --import tsx bench/mix-cpu.ts`; WORLDS=demo|ten, PASSES=3, CACHE=0 (no response
- * cache), DIST=1 (the compiled dist/, so `node --cpu-prof` names lines of what runs; DIST=name:
+ * cache; CACHE=1,0 both, alternated), DIST=1 (the compiled dist/, so `node --cpu-prof` names lines of what runs; DIST=name:
  * another compiled tree in the checkout, a copy of dist/ kept for an A/B), TEN_DB=1 (the
  * 10,000 emails in a database file, as `serve --db` keeps them, instead of in memory). Requests
  * through `app.request` build a full undici Request and Response, which a socket's do not, so
@@ -54,9 +54,17 @@ async function tree(distDir: string | undefined): Promise<Tree> {
   };
 }
 const trees = await Promise.all((process.env.DIST ?? '').split(',').map(tree));
+// As `bin/mailtwin.js` runs the emulator: its V8 settings (bin/v8-flags.js), set before the
+// first request.
+const V8_FLAGS_JS: string = '../bin/v8-flags.js';
+((await import(V8_FLAGS_JS)) as { applyV8Flags: () => void }).applyV8Flags();
 const DEMO_SECRET = 'sk-AcmeDemoApp1_FQS5F7JFVVquirfXcIsmhOSMsRqmDcjU';
 const PASSES = Number(process.env.PASSES ?? 3);
-const CACHE = process.env.CACHE !== '0';
+/**
+ * CACHE=0: no response cache; CACHE=1,0 (or 0,1): each tree's world twice, with and without
+ * it, alternated like two trees (one process, one heap: compare CPU, not GC).
+ */
+const CACHES = (process.env.CACHE ?? '1').split(',').map((c) => c !== '0');
 /** Folders of TEN_DB files, removed at the end. */
 const scratch: string[] = [];
 
@@ -97,7 +105,7 @@ function seedTen(t: Tree) {
   return tenSeed;
 }
 
-async function world(kind: 'demo' | 'ten', t: Tree) {
+async function world(kind: 'demo' | 'ten', t: Tree, cache: boolean) {
   const { createApp, createServices, defaultDeps, loadFixtureFile, openStore } = t;
   let path = ':memory:';
   const seed = kind === 'ten' && process.env.TEN_DB === '1' ? seedTen(trees[0] as Tree) : undefined;
@@ -108,7 +116,7 @@ async function world(kind: 'demo' | 'ten', t: Tree) {
     copyFileSync(seed.file, path);
   }
   const store = openStore(path);
-  const deps = defaultDeps({ store, logError: (e) => console.error(e), responseCache: CACHE });
+  const deps = defaultDeps({ store, logError: (e) => console.error(e), responseCache: cache });
   const services = createServices(deps);
   const app = createApp(deps, services);
   let secret = DEMO_SECRET;
@@ -143,7 +151,7 @@ async function world(kind: 'demo' | 'ten', t: Tree) {
     ids,
     kind === 'demo' ? [...words] : vocabulary(seeded(7)).words.slice(0, 300),
   );
-  return { app, secret, mix };
+  return { app, secret, mix, cache, counts: services.responseCache.counts };
 }
 
 /**
@@ -183,7 +191,8 @@ function shapeOf(m: MixRequest): string {
 
 async function run(kind: 'demo' | 'ten') {
   const worlds: (Awaited<ReturnType<typeof world>> & { t: Tree })[] = [];
-  for (const t of trees) worlds.push({ t, ...(await world(kind, t)) });
+  for (const t of trees)
+    for (const cache of CACHES) worlds.push({ t, ...(await world(kind, t, cache)) });
   const send = (w: (typeof worlds)[number], m: MixRequest) =>
     w.app.request(`/openapi/v1${m.path}`, {
       method: m.method,
@@ -247,9 +256,13 @@ async function run(kind: 'demo' | 'ten') {
       const kept = by.get(k);
       return kept === undefined ? '-' : (kept.us / kept.n).toFixed(0);
     };
-    const label = `${trees.length > 1 ? `${w.t.name} ` : ''}${kind}${kind === 'ten' && process.env.TEN_DB === '1' ? ' (file)' : ''}${CACHE ? '' : ' (no cache)'}`;
+    const label = `${trees.length > 1 ? `${w.t.name} ` : ''}${kind}${kind === 'ten' && process.env.TEN_DB === '1' ? ' (file)' : ''}${w.cache ? '' : ' (no cache)'}`;
+    const { hits, misses } = w.counts;
+    const ratio = w.cache
+      ? `; cache hit ratio ${(hits / Math.max(1, hits + misses)).toFixed(2)}`
+      : '';
     console.log(
-      `${label}: all ${((all[s] as number) / total).toFixed(0)} µs a request; list ${us('list')}, detail ${us('detail')}, patch ${us('patch')} µs (${PASSES} passes of ${first.mix.length}${trees.length > 1 ? ', trees alternated in chunks of 50' : ''})`,
+      `${label}: all ${((all[s] as number) / total).toFixed(0)} µs a request; list ${us('list')}, detail ${us('detail')}, patch ${us('patch')} µs (${PASSES} passes of ${first.mix.length}${worlds.length > 1 ? ', worlds alternated in chunks of 50' : ''})${ratio}`,
     );
     if (process.env.SHAPES === '1')
       for (const [k, kept] of [...by].filter(([k]) => k.startsWith('list, ')).sort()) {
