@@ -15,14 +15,14 @@
  * compared byte for byte. SHAPES=1 prints the list requests by shape too (q of one word or
  * more, with or without folder/read/starred), each shape's CPU a request and its share.
  */
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as srcApp from '../emulator/src/app.ts';
 import * as srcFixture from '../emulator/src/fixtures/load-fixture.ts';
 import * as srcStore from '../emulator/src/store/store.ts';
 import { fillMailbox, seeded, vocabulary } from './corpus.ts';
+import { startCpuProfile } from './cpu-profile.ts';
 import { clientMix, type MixRequest } from './mix.bench.ts';
 
 /** The emulator's modules, from the sources or a compiled tree. */
@@ -154,30 +154,6 @@ async function world(kind: 'demo' | 'ten', t: Tree, cache: boolean) {
   return { app, secret, mix, cache, counts: services.responseCache.counts };
 }
 
-/**
- * PROFILE=path: a CPU profile of the measured passes alone (not the world's making or the
- * warm-up), written to path.<world>.cpuprofile, through the inspector.
- */
-async function startProfile() {
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) =>
-      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
-    );
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 100 });
-  await post('Profiler.start');
-  return {
-    async stop(path: string) {
-      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
-      writeFileSync(path, JSON.stringify(profile));
-      session.disconnect();
-      console.log(`CPU profile of the measured passes: ${path}`);
-    },
-  };
-}
-
 /** What a request of the mix is, for SHAPES=1: its kind, or a list's q and filters. */
 function shapeOf(m: MixRequest): string {
   if (m.kind !== 'list') return m.kind;
@@ -221,7 +197,9 @@ async function run(kind: 'demo' | 'ten') {
   const cpu = worlds.map(() => new Map<string, { n: number; us: number }>());
   const all = worlds.map(() => 0);
   const CHUNK = 50;
-  const profiler = process.env.PROFILE ? await startProfile() : undefined;
+  // PROFILE=path: a CPU profile of the measured passes alone (not the world's making or the
+  // warm-up), written to path.<world>.cpuprofile.
+  const profiler = process.env.PROFILE ? await startCpuProfile(100) : undefined;
   for (let p = 0; p < PASSES; p += 1) {
     for (let c = 0; c < first.mix.length; c += CHUNK) {
       const order = [...worlds.keys()];
@@ -248,7 +226,11 @@ async function run(kind: 'demo' | 'ten') {
       }
     }
   }
-  if (profiler !== undefined) await profiler.stop(`${process.env.PROFILE}.${kind}.cpuprofile`);
+  if (profiler !== undefined) {
+    const path = `${process.env.PROFILE}.${kind}.cpuprofile`;
+    await profiler.stop(path);
+    console.log(`CPU profile of the measured passes: ${path}`);
+  }
   const total = PASSES * first.mix.length;
   for (const [s, w] of worlds.entries()) {
     const by = cpu[s] as Map<string, { n: number; us: number }>;

@@ -1,10 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { Session } from 'node:inspector';
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTransport } from 'nodemailer';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { startCpuProfile } from './cpu-profile.ts';
 import {
   cpuMsOf,
   freePort,
@@ -186,16 +186,7 @@ async function runClient(
   line: number,
   print: (line: string) => void,
 ): Promise<void> {
-  const transport = createTransport({
-    host: '127.0.0.1',
-    port: smtpPort,
-    secure: false,
-    ignoreTLS: true,
-    pool: true,
-    maxConnections: CONNECTIONS,
-    maxMessages: Infinity,
-    ...(client.getSocket === undefined ? {} : { getSocket: client.getSocket }),
-  } as Parameters<typeof createTransport>[0]);
+  const transport = pooled(smtpPort, client.getSocket);
   const mail = (i: number) => mailOf(i, tag);
   // The bytes nodemailer itself would send for `mail(i)` (MailComposer, as sendMail compiles it;
   // no X-Mailer, as none is set), made for every message before the timer starts.
@@ -210,7 +201,7 @@ async function runClient(
       : transport.sendMail(mail(i));
   // Warm the connections and the code paths before timing.
   await Promise.all(Array.from({ length: CONNECTIONS * 2 }, (_, i) => send(-1 - i)));
-  const profiler = CLIENT_PROFILE_DIR === undefined ? undefined : await startProfile();
+  const profiler = CLIENT_PROFILE_DIR === undefined ? undefined : await startCpuProfile();
   const systemBefore = systemMsOf(server.pid);
   const cpuBefore = cpuMsOf(server.pid);
   const faultsBefore = minorFaultsOf(server.pid);
@@ -250,14 +241,9 @@ function mailOf(i: number, tag: string) {
   };
 }
 
-/**
- * Sends `count` messages untimed (composing, TCP_NODELAY), so the emulator's code is compiled
- * and its heap grown before any line is timed: the first line timed otherwise paid for it
- * (the emulator's CPU a message of the first line, 2,000 messages: 1.0-1.7 ms against 0.65-1.0
- * ms for the next on the same server).
- */
-async function warmUp(smtpPort: number, count: number): Promise<void> {
-  const transport = createTransport({
+/** nodemailer's pooled SMTP transport over CONNECTIONS connections, with `getSocket` if given. */
+function pooled(smtpPort: number, getSocket: Client['getSocket']) {
+  return createTransport({
     host: '127.0.0.1',
     port: smtpPort,
     secure: false,
@@ -265,8 +251,18 @@ async function warmUp(smtpPort: number, count: number): Promise<void> {
     pool: true,
     maxConnections: CONNECTIONS,
     maxMessages: Infinity,
-    getSocket: noDelaySocket,
+    ...(getSocket === undefined ? {} : { getSocket }),
   } as Parameters<typeof createTransport>[0]);
+}
+
+/**
+ * Sends `count` messages untimed (composing, TCP_NODELAY), so the emulator's code is compiled
+ * and its heap grown before any line is timed: the first line timed otherwise paid for it
+ * (the emulator's CPU a message of the first line, 2,000 messages: 1.0-1.7 ms against 0.65-1.0
+ * ms for the next on the same server).
+ */
+async function warmUp(smtpPort: number, count: number): Promise<void> {
+  const transport = pooled(smtpPort, noDelaySocket);
   await Promise.all(
     Array.from({ length: count }, (_, i) => transport.sendMail(mailOf(i, `${TAG}warm`))),
   );
@@ -284,23 +280,4 @@ function systemMsOf(pid: number): number {
   } catch {
     return Number.NaN;
   }
-}
-
-/** A CPU profile of this process from now to `stop` (SMTP_CLIENT_PROF), through the inspector. */
-async function startProfile() {
-  const session = new Session();
-  session.connect();
-  const post = (method: string, params?: object) =>
-    new Promise<unknown>((resolve, reject) =>
-      session.post(method, params, (error, result) => (error ? reject(error) : resolve(result))),
-    );
-  await post('Profiler.enable');
-  await post('Profiler.start');
-  return {
-    async stop(path: string) {
-      const { profile } = (await post('Profiler.stop')) as { profile: unknown };
-      writeFileSync(path, JSON.stringify(profile));
-      session.disconnect();
-    },
-  };
 }

@@ -53,17 +53,16 @@ async function world(
     0,
   );
   started.push(ingress);
-  const transport = nodemailer.createTransport({
-    host: '127.0.0.1',
-    port: ingress.port,
-    secure: false,
-    ignoreTLS: true,
-  });
+  const client = { host: '127.0.0.1', port: ingress.port, secure: false, ignoreTLS: true };
+  const transport = nodemailer.createTransport(client);
+  /** nodemailer pooling `connections` connections to the ingress, as a busy sender does. */
+  const pooled = (connections: number) =>
+    nodemailer.createTransport({ ...client, pool: true, maxConnections: connections });
   const inbox = (mailbox: string) =>
     deps.store.emails
       .list({ mailbox, folder: 'inbox' }, 100)
       .emails.map((e) => deps.store.emails.get(e.id)!);
-  return { deps, services, ingress, transport, inbox, outcomes, webhook };
+  return { deps, services, ingress, transport, pooled, inbox, outcomes, webhook };
 }
 
 /**
@@ -331,17 +330,10 @@ describe('SMTP ingress speed (issue 31 item 2)', () => {
   });
 
   it('stores every message of ten pooled connections sending at once, each acknowledged once stored', async () => {
-    const { deps, ingress, inbox, outcomes } = await world();
+    const { deps, pooled, inbox, outcomes } = await world();
     // Each group's search rows are written after its messages (EmailStore.indexAfter).
     const indexedAfter = vi.spyOn(deps.store.emails, 'indexAfter');
-    const pool = nodemailer.createTransport({
-      host: '127.0.0.1',
-      port: ingress.port,
-      secure: false,
-      ignoreTLS: true,
-      pool: true,
-      maxConnections: 10,
-    });
+    const pool = pooled(10);
     try {
       const sent = await Promise.all(
         Array.from({ length: 60 }, (_, i) =>
@@ -372,7 +364,7 @@ describe('SMTP ingress speed (issue 31 item 2)', () => {
   });
 
   it("writes each group's webhook deliveries after its messages, outside their savepoints, in the order they were stored", async () => {
-    const { deps, services, ingress, webhook } = await world();
+    const { deps, services, pooled, webhook } = await world();
     // A paused webhook too (D-35): its deliveries are recorded as paused, as the demo's sink's are.
     const owner = services.directory.createOwner({ name: 'Paused' });
     services.directory.grant(owner.id, 'alice@acme.test');
@@ -403,14 +395,7 @@ describe('SMTP ingress speed (issue 31 item 2)', () => {
       if (this.source.startsWith('INSERT INTO deliveries')) written.push(depth);
       return run.apply(this, params as []);
     } as typeof run;
-    const pool = nodemailer.createTransport({
-      host: '127.0.0.1',
-      port: ingress.port,
-      secure: false,
-      ignoreTLS: true,
-      pool: true,
-      maxConnections: 5,
-    });
+    const pool = pooled(5);
     try {
       const sent = await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
