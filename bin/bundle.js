@@ -8,7 +8,7 @@
 // includes the lockfile, so the packages copied in are the versions installed.
 import { readFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
-import { BUNDLE_DIR, DIST, bundleName } from './compiled.js';
+import { DIST, bundleName } from './compiled.js';
 
 /** Pure ES modules with no files of their own to read: safe to copy into the bundle. */
 const INLINED_PACKAGES = ['hono', '@hono/node-server'];
@@ -20,12 +20,14 @@ function packageOf(specifier) {
 }
 
 /**
- * Bundles each compiled entry (a path under dist/, e.g. `emulator/src/main.js`) with esbuild
- * into dist/bundle/, all outputs in that one folder (so one relative path per module serves
- * whichever file it lands in), each entry as `bundleName(entry)`. False when esbuild is not
- * installed.
+ * Bundles each compiled entry (a path under `dist`, dist/ or the build's staging folder, e.g.
+ * `emulator/src/main.js`) with esbuild into its bundle/, all outputs in that one folder (so one
+ * relative path per module serves whichever file it lands in), each entry as
+ * `bundleName(entry)`. Paths inside are relative, so the folder may move whole. False when
+ * esbuild is not installed.
  */
-export async function bundleEntries(entries) {
+export async function bundleEntries(entries, dist = DIST) {
+  const bundleDir = `${dist}bundle/`;
   let build;
   try {
     ({ build } = await import('esbuild'));
@@ -34,10 +36,10 @@ export async function bundleEntries(entries) {
   }
   await build({
     entryPoints: entries.map((entry) => ({
-      in: `${DIST}${entry}`,
+      in: `${dist}${entry}`,
       out: bundleName(entry).replace(/\.js$/, ''),
     })),
-    outdir: BUNDLE_DIR,
+    outdir: bundleDir,
     bundle: true,
     splitting: true,
     format: 'esm',
@@ -57,17 +59,17 @@ export async function bundleEntries(entries) {
               : undefined,
           );
           build.onLoad({ filter: /\.js$/ }, ({ path }) => {
-            if (!path.startsWith(DIST)) return undefined;
+            if (!path.startsWith(dist)) return undefined;
             const code = readFileSync(path, 'utf8');
             // Only the URL is given its module's own value; any other property would silently
             // describe the bundle's folder, so it stops the build instead.
             const other = /import\.meta(?!\.url\b)(\.\w+)?/.exec(code);
             if (other !== null) {
               throw new Error(
-                `${relative(DIST, path)} uses ${other[0]}: only import.meta.url keeps its meaning in the bundle`,
+                `${relative(dist, path)} uses ${other[0]}: only import.meta.url keeps its meaning in the bundle`,
               );
             }
-            const own = JSON.stringify(relative(BUNDLE_DIR, path).split('\\').join('/'));
+            const own = JSON.stringify(relative(bundleDir, path).split('\\').join('/'));
             return {
               contents: code.replaceAll('import.meta.url', `new URL(${own}, import.meta.url).href`),
               loader: 'js',

@@ -8,14 +8,21 @@
 // ships dist/ without the TypeScript sources: there the compiled code is all there is, and it
 // is used as is.
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 export const DIST = `${ROOT}dist/`;
-export const STAMP = `${DIST}.sources-sha256`;
+/** The build's stamp file, in dist/ (STAMP) as in the staging folder it is written to. */
+export const STAMP_FILE = '.sources-sha256';
+export const STAMP = `${DIST}${STAMP_FILE}`;
 /** Start-up bundles of compiled entries (bin/bundle.js). */
 export const BUNDLE_DIR = `${DIST}bundle/`;
+/**
+ * Where `npm run build` writes the next dist/ (20-40 s of writing), which then takes dist/'s
+ * place whole (installTree): a server or a suite run from dist/ meanwhile never meets half a tree.
+ */
+export const STAGING = `${ROOT}.dist-next/`;
 /** The folders `npm run build` compiles (tsconfig.build.json), each mirrored under dist/. */
 export const SOURCE_DIRS = ['emulator/src', 'conformance/src', 'conformance/checks', 'shared'];
 /**
@@ -160,4 +167,17 @@ export async function loadMain(entry) {
   }
   register();
   return (await import(`${ROOT}${entry}.ts`)).main;
+}
+
+/**
+ * Puts the folder `staged` in the place of `target` (the build's dist/), then removes the tree it
+ * replaced: `target` holds one whole tree, the old or the new, at every moment but the one
+ * between the two renames (a directory cannot be renamed over a full one).
+ */
+export function installTree(staged, target) {
+  const old = `${target.replace(/\/$/, '')}.old-${process.pid}`;
+  rmSync(old, { recursive: true, force: true });
+  if (existsSync(target)) renameSync(target, old);
+  renameSync(staged, target);
+  rmSync(old, { recursive: true, force: true });
 }
