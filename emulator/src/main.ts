@@ -256,6 +256,7 @@ function listen(
         hostname: options.host,
         serverOptions: { maxHeaderSize: MAX_HEADER_BYTES },
         maxBodyBytes: options.maxRequestBytes,
+        settlePath: '/readyz',
       },
       (address) => {
         server.off('error', onError);

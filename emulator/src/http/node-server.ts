@@ -16,6 +16,7 @@ import {
 } from '@hono/node-server';
 import { ApiError, type ErrorCode } from '../errors.ts';
 import { readDeclaredBodyInOneBuffer } from './declared-body.ts';
+import { settleObjectLayouts } from './settle-layouts.ts';
 
 /** Where and what to serve; the same fields `@hono/node-server`'s `serve()` takes. */
 export interface ServeSettings {
@@ -28,6 +29,11 @@ export interface ServeSettings {
    * (`--max-request-bytes`); a larger one is refused before it is read.
    */
   maxBodyBytes?: number;
+  /**
+   * A path the server asks itself a few times before `listening` is called, so its object
+   * layouts are settled before any client's request (settle-layouts.ts); none if absent.
+   */
+  settlePath?: string;
 }
 
 /** What the adapter passes a fetch handler besides the request (Hono's `c.env`). */
@@ -73,7 +79,9 @@ export function serveWithJsonErrors(
   server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   server.on('clientError', answerClientError);
   server.listen(settings.port, settings.hostname, () => {
-    listening(server.address() as AddressInfo);
+    const address = server.address() as AddressInfo;
+    if (settings.settlePath === undefined) listening(address);
+    else void settleObjectLayouts(address, settings.settlePath).then(() => listening(address));
   });
   return server;
 }

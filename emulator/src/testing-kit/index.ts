@@ -104,7 +104,12 @@ async function startInProcess(
   });
   return new Promise((resolve) => {
     const server = serveWithJsonErrors(
-      { fetch: (request) => emulator.fetch(request), port, hostname: '127.0.0.1' },
+      {
+        fetch: (request) => emulator.fetch(request),
+        port,
+        hostname: '127.0.0.1',
+        settlePath: '/readyz',
+      },
       (info) =>
         resolve({
           origin: `http://127.0.0.1:${info.port}`,
