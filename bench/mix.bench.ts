@@ -368,9 +368,10 @@ export async function benchMix(print: (line: string) => void): Promise<void> {
       for (const t of inTurn) t.runs.push(await measured(t));
     }
     // The cache's own effect, each world's two servers alone in A-B-B-A turns: in the rounds
-    // each sits in a fixed slot (after prism, after the --db server), and swapping the demo's
-    // two slots alone moved its off / on from 0.76 to 1.05 (stop 40), so the rounds' ratio
-    // measures the slot as much as the cache.
+    // each sits in a fixed slot (after prism, after the --db server), and the rounds' ratio
+    // once measured a server's state as much as the cache. The demo's server without the cache,
+    // asked six requests here before its idle wait, ran with V8's object layouts settled too
+    // small (off / on 0.69-0.78) until servers settled them before starting (settle-layouts.ts).
     const alternated = async (on: Target, off: Target) => {
       const runs = new Map<Target, Run[]>([
         [on, []],
