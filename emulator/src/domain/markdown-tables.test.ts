@@ -53,6 +53,20 @@ describe('the text part of a table (linear layout)', () => {
     );
   });
 
+  it('reads a column as far as its longest span, when a later cell covered part of it', () => {
+    // Found by the property above (seed 1603436080): E (rowspan 5, row 4) is covered in row 5
+    // by a colspan from the first column but still holds row 6, so column 2 runs to row 6 and
+    // E is printed there. With the column's last row taken from the last cell placed in it
+    // (row 5), E was never printed.
+    const html =
+      '<p>before</p><table><tbody><tr><td></td><td rowspan="2"></td></tr>' +
+      '<tr><td colspan="3" rowspan="2"></td></tr><tr></tr>' +
+      '<tr><td></td><td rowspan="5">E</td></tr><tr><td colspan="2"></td></tr><tr></tr>' +
+      '</tbody></table><p>after</p>';
+    expect(linear(html)).toBe(library(html));
+    expect(linear(html).split('\n')).toContain('   E');
+  });
+
   it('lays out a GFM table as before', () => {
     const html = markdownToHtml('| a | b |\n|:-|-:|\n| 1 | 22 |\n| 333 | 4 |\n\ntext');
     expect(linear(html)).toBe(library(html));

@@ -118,7 +118,7 @@ export function tableToText(rows: TablePrinterCell[][], rowSpacing = 0, colSpaci
   const lines = new Map<TablePrinterCell, string[]>();
   const rowOffsets: number[] = [0];
   let columns = 0;
-  /** Per column, the last row it has a cell in. */
+  /** Per column, the last row it has a cell in (a later cell's span may end sooner). */
   const lastInColumn: number[] = [];
   /** Cells whose rowspan runs past the last row: the row they would end in, their last column. */
   const overflows: { end: number; lastColumn: number }[] = [];
@@ -132,7 +132,8 @@ export function tableToText(rows: TablePrinterCell[][], rowSpacing = 0, colSpaci
       const spanned = { ...cell, rowspan, colspan };
       if (cell.rowspan > rowspan)
         overflows.push({ end: j + cell.rowspan, lastColumn: x + colspan - 1 });
-      for (let c = 0; c < colspan; c++) lastInColumn[x + c] = j + rowspan - 1;
+      for (let c = 0; c < colspan; c++)
+        lastInColumn[x + c] = Math.max(lastInColumn[x + c] ?? -1, j + rowspan - 1);
       for (let r = 0; r < rowspan; r++)
         for (let c = 0; c < colspan; c++) (layout[j + r] as typeof layoutRow)[x + c] = spanned;
       x += colspan;
