@@ -40,9 +40,8 @@ export interface SearchTuning {
  */
 export type RowShape = boolean | 'first';
 
-/** A page's rows, up to limit + 1, and the key its result is cached under. */
+/** A page's rows, up to limit + 1. */
 export interface PageQuery {
-  key: string;
   run: (shape: RowShape) => unknown[];
 }
 
@@ -74,9 +73,8 @@ const SAMPLE_MATCHES = `SELECT count(*) AS found, coalesce(min(rowid), 0) AS old
   FROM (SELECT rowid FROM emails_fts WHERE emails_fts MATCH @match ORDER BY rowid DESC ${limitOf('@cap')})`;
 
 /**
- * The page query with `columns`: `run` reads its rows (up to limit + 1), `key` names its
- * result. One place for every filter; with `q`, one of three plans that give the same rows
- * (domain/search.ts, searchPlan).
+ * The page query with `columns`: `run` reads its rows (up to limit + 1). One place for every
+ * filter; with `q`, one of three plans that give the same rows (domain/search.ts, searchPlan).
  */
 export function pageQuery(
   sql: Statements,
@@ -128,7 +126,6 @@ export function pageQuery(
     params.afterId = after.id;
   }
   const filters = where.join(' AND ');
-  const key = `${columns}\n${filters}\n${JSON.stringify([filter.match, params])}`;
   const rows = (query: string, shape: RowShape, extra: Record<string, string | number> = {}) =>
     shaped(sql.get(query), shape).all({ ...params, ...extra });
   const { match } = filter;
@@ -143,7 +140,6 @@ export function pageQuery(
       : undefined;
   if (match === undefined)
     return {
-      key,
       run: (shape) => {
         // A first page of summary texts is the newest plan's too, from memory when it can tell
         // (search-memory.ts): its emails newest stored first, the texts kept from earlier pages.
@@ -164,7 +160,6 @@ export function pageQuery(
       },
     };
   return {
-    key,
     run: (shape) =>
       searchPage(
         sql,
